@@ -1,0 +1,33 @@
+/**
+ * Wire encodings of JSON-RPC values, as geth writes them: quantities are `0x` + lowercase hex
+ * without leading zeros (`0x0` for zero), data is `0x` + two hex digits per byte.
+ */
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+
+/** A QUANTITY: `0x0`, `0x1a`, never `0x01`. */
+export const QUANTITY_RE = /^0x(?:0|[1-9a-fA-F][0-9a-fA-F]*)$/
+/** DATA: an even number of hex digits. */
+export const DATA_RE = /^0x(?:[0-9a-fA-F]{2})*$/
+export const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/
+export const HASH_RE = /^0x[0-9a-fA-F]{64}$/
+
+/** @example toQuantity(26n) === '0x1a' */
+export function toQuantity(n: bigint | number): string {
+  return `0x${n.toString(16)}`
+}
+
+/** Bytes as DATA (`0x` for empty). */
+export function toData(bytes: Uint8Array): string {
+  return bytesToHex(bytes)
+}
+
+export function fromData(hex: string): Uint8Array {
+  return hexToBytes(hex as `0x${string}`)
+}
+
+/** Replaces bigints by quantities and byte arrays by DATA, for `JSON.stringify`. */
+export function jsonReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return toQuantity(value)
+  if (value instanceof Uint8Array) return toData(value)
+  return value
+}

@@ -1,0 +1,71 @@
+/**
+ * From one JSON-RPC message to one response, with geth's envelope rules. Transport-free and
+ * rule-free: the gateway decides whether a call may run (keys, credits) before calling `execute`.
+ */
+import { InternalError, InvalidRequestError, MethodNotFoundError, RpcError } from './errors.ts'
+import type { RpcErrorObject } from './errors.ts'
+import type { RpcContext } from './method.ts'
+import { parseParams } from './params.ts'
+import { METHODS } from './registry.ts'
+import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from './types.ts'
+
+export type ParsedMessage =
+  | { ok: true; request: JsonRpcRequest; notification: boolean }
+  | { ok: false; id: JsonRpcId; error: RpcError }
+
+function isValidId(id: unknown): id is JsonRpcId {
+  return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))
+}
+
+/**
+ * Validates a request object as geth does: `jsonrpc` must be "2.0", `method` a string, `params`
+ * absent or an array, `id` a string, number or null (absent: a notification). The id of an invalid
+ * request is echoed when it is itself valid.
+ */
+export function parseMessage(message: unknown): ParsedMessage {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+    return { ok: false, id: null, error: new InvalidRequestError() }
+  }
+  const m = message as Record<string, unknown>
+  const id = isValidId(m.id) ? m.id : null
+  if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || (m.id !== undefined && !isValidId(m.id))) {
+    return { ok: false, id, error: new InvalidRequestError() }
+  }
+  if (m.params !== undefined && m.params !== null && !Array.isArray(m.params)) {
+    return { ok: false, id, error: new RpcError(-32602, 'non-array args') }
+  }
+  const params = Array.isArray(m.params) ? m.params : []
+  return {
+    ok: true,
+    request: { jsonrpc: '2.0', id, method: m.method, params },
+    notification: !('id' in m),
+  }
+}
+
+export function isSupportedMethod(name: string): boolean {
+  return Object.hasOwn(METHODS, name)
+}
+
+/** The one serializer: anything thrown becomes a wire error object; unknown errors become -32603, no stack. */
+export function toErrorObject(err: unknown): RpcErrorObject {
+  if (err instanceof RpcError) return err.toErrorObject()
+  return new InternalError().toErrorObject()
+}
+
+export function errorResponse(id: JsonRpcId, err: unknown): JsonRpcResponse {
+  return { jsonrpc: '2.0', id, error: toErrorObject(err) }
+}
+
+/** Runs a validated request against a network's chain. Never throws. */
+export async function execute(ctx: RpcContext, request: JsonRpcRequest): Promise<JsonRpcResponse> {
+  const method = isSupportedMethod(request.method) ? METHODS[request.method] : undefined
+  if (!method) return errorResponse(request.id, new MethodNotFoundError(request.method))
+  try {
+    const params = parseParams(request.params, method.params)
+    const result = await method.run(params, ctx)
+    return { jsonrpc: '2.0', id: request.id, result }
+  } catch (err) {
+    if (!(err instanceof RpcError)) ctx.onInternalError?.(err, request)
+    return errorResponse(request.id, err)
+  }
+}

@@ -1,0 +1,21 @@
+import type { Chain } from '../chain/chain.ts'
+import type { Param, ParsedParams } from './params.ts'
+import type { JsonRpcRequest } from './types.ts'
+
+/** What a method handler may use: the network's chain. */
+export interface RpcContext {
+  readonly chain: Chain
+  /** Told of errors that are not RpcErrors (bugs), which the wire only sees as -32603. */
+  readonly onInternalError?: (err: unknown, request: JsonRpcRequest) => void
+}
+
+export interface RpcMethod<P extends readonly Param<unknown>[] = readonly Param<unknown>[]> {
+  readonly name: string
+  readonly params: P
+  run(params: ParsedParams<P>, ctx: RpcContext): unknown | Promise<unknown>
+}
+
+/** Declares a JSON-RPC method: its wire name, its params by position, its handler. */
+export function defineMethod<const P extends readonly Param<unknown>[]>(method: RpcMethod<P>): RpcMethod<P> {
+  return method
+}
