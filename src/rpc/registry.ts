@@ -1,4 +1,21 @@
 /** The method table: wire name to method. One module per method in ./methods/. */
 import type { RpcMethod } from './method.ts'
+import { eth_blockNumber } from './methods/eth_blockNumber.ts'
+import { eth_chainId } from './methods/eth_chainId.ts'
+import { eth_estimateGas } from './methods/eth_estimateGas.ts'
+import { eth_getBlockReceipts } from './methods/eth_getBlockReceipts.ts'
+import { eth_getStorageAt } from './methods/eth_getStorageAt.ts'
+import { eth_getTransactionByBlockNumberAndIndex } from './methods/eth_getTransactionByBlockNumberAndIndex.ts'
+import { net_version } from './methods/net_version.ts'
 
-export const METHODS: Record<string, RpcMethod> = {}
+const all = [
+  eth_blockNumber,
+  eth_chainId,
+  net_version,
+  eth_getStorageAt,
+  eth_getTransactionByBlockNumberAndIndex,
+  eth_getBlockReceipts,
+  eth_estimateGas,
+] as RpcMethod[]
+
+export const METHODS: Readonly<Record<string, RpcMethod>> = Object.fromEntries(all.map((m) => [m.name, m]))

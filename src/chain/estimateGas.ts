@@ -1,0 +1,119 @@
+/**
+ * Gas estimation, ported step by step from geth's `eth/gasestimator` (`Estimate`):
+ *
+ * 1. The upper bound `hi` is the call's gas (when >= 21000) or the block's gas limit; under
+ *    Osaka it is capped at 2^24 (EIP-7825); when the call names a fee, at the balance allowance
+ *    `(balance - value) / feeCap` (value >= balance fails with `insufficient funds for transfer`);
+ *    and at the gas cap.
+ * 2. A plain transfer (no data, to an address without code) tries 21000 first.
+ * 3. One run at `hi`: a revert fails at once with its data; out of gas gives
+ *    `gas required exceeds allowance (hi)`; another halt gives its own error.
+ * 4. `lo` = gas used - 1; one optimistic try at `(maxUsedGas + 2300) * 64 / 63`.
+ * 5. Binary search, bisecting at most at `2 * lo`, until `(hi - lo) / hi < 1.5%` (geth's
+ *    `estimateGasErrorRatio`); the answer is `hi`, the lowest limit known to succeed.
+ *
+ * Failures to pay intrinsic gas (or the calldata floor) count as "raise the gas", never as errors.
+ */
+import type { BlockRecord, Chain } from './chain.ts'
+import { CallError, CallSession } from './execution.ts'
+import type { CallArgs, ExecutionOutcome } from './execution.ts'
+
+const TX_GAS = 21000n
+const CALL_STIPEND = 2300n
+const MAX_TX_GAS_OSAKA = 1n << 24n
+const ERROR_RATIO = 0.015
+
+/** The call reverted: geth answers code 3 with the revert data. */
+export class EstimateRevert extends Error {
+  override readonly name = 'EstimateRevert'
+  readonly data: Uint8Array
+  constructor(data: Uint8Array) {
+    super('execution reverted')
+    this.data = data
+  }
+}
+
+export interface EstimateOptions {
+  /** The highest gas any execution may use (the service caps `gas` at 10x the block gas limit). */
+  gasCap: bigint
+}
+
+export interface EstimateResult {
+  gas: bigint
+  /** How many times the call was executed: a figure for benchmarks and tests. */
+  executions: number
+}
+
+export async function estimateGas(chain: Chain, record: BlockRecord, args: CallArgs, opts: EstimateOptions): Promise<EstimateResult> {
+  // geth's CallDefaults: a given gas above the cap is lowered to it.
+  const capped: CallArgs = args.gas !== undefined && args.gas > opts.gasCap ? { ...args, gas: opts.gasCap } : args
+  const session = await CallSession.open(chain, record, capped)
+  const header = record.block.header
+  let executions = 0
+  const run = async (gas: bigint): Promise<{ failed: boolean; outcome?: ExecutionOutcome }> => {
+    executions++
+    try {
+      const outcome = await session.execute(gas)
+      return { failed: outcome.failed, outcome }
+    } catch (err) {
+      if (err instanceof CallError && err.intrinsic) return { failed: true }
+      if (err instanceof CallError) throw new CallError(`failed with ${gas} gas: ${err.message}`)
+      throw err
+    }
+  }
+
+  let hi = capped.gas !== undefined && capped.gas >= TX_GAS ? capped.gas : header.gasLimit
+  if (hi > MAX_TX_GAS_OSAKA && isOsakaAt(chain, record)) hi = MAX_TX_GAS_OSAKA
+
+  if (session.feeCap !== 0n) {
+    let available = await session.balance()
+    const value = capped.value ?? 0n
+    if (value >= available) throw new CallError('insufficient funds for transfer')
+    available -= value
+    const blobs = BigInt(capped.blobVersionedHashes?.length ?? 0)
+    if (blobs > 0n) {
+      const blobCost = blobs * 131072n * (capped.maxFeePerBlobGas ?? 0n)
+      if (blobCost >= available) throw new CallError('insufficient funds for gas * price + value')
+      available -= blobCost
+    }
+    const allowance = available / session.feeCap
+    if (allowance < 1n << 64n && hi > allowance) hi = allowance
+  }
+  if (opts.gasCap !== 0n && hi > opts.gasCap) hi = opts.gasCap
+
+  if ((capped.data?.length ?? 0) === 0 && capped.to !== undefined && !(await session.targetHasCode())) {
+    const transfer = await run(TX_GAS).catch(() => ({ failed: true }))
+    if (!transfer.failed) return { gas: TX_GAS, executions }
+  }
+
+  const first = await run(hi)
+  if (first.failed) {
+    const outcome = first.outcome
+    if (outcome && outcome.error !== 'out of gas') {
+      if (outcome.reverted) throw new EstimateRevert(outcome.returnValue)
+      throw new CallError(outcome.error ?? 'execution failed')
+    }
+    throw new CallError(`gas required exceeds allowance (${hi})`)
+  }
+  const result = first.outcome!
+  let lo = result.usedGas - 1n
+
+  const optimistic = ((result.maxUsedGas + CALL_STIPEND) * 64n) / 63n
+  if (optimistic < hi) {
+    if ((await run(optimistic)).failed) lo = optimistic
+    else hi = optimistic
+  }
+  while (lo + 1n < hi) {
+    if (Number(hi - lo) / Number(hi) < ERROR_RATIO) break
+    let mid = (hi + lo) / 2n
+    if (mid > lo * 2n) mid = lo * 2n
+    if ((await run(mid)).failed) lo = mid
+    else hi = mid
+  }
+  return { gas: hi, executions }
+}
+
+function isOsakaAt(chain: Chain, record: BlockRecord): boolean {
+  const hardfork = chain.common.getHardforkBy({ blockNumber: record.number, timestamp: record.timestamp })
+  return chain.common.hardforkGteHardfork(hardfork, 'osaka')
+}

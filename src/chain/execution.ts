@@ -1,0 +1,261 @@
+/**
+ * Runs a call (an unsigned message from any sender) on top of a block's state, the way geth's
+ * eth_call and eth_estimateGas do: full transaction semantics through `runTx` (intrinsic gas,
+ * access lists, refunds, the EIP-7623 calldata floor, fee and balance checks), nonce and EOA
+ * checks skipped, and the base fee zeroed when the call names no fee at all. Every execution
+ * is rolled back: nothing touches the chain's state.
+ */
+import { createBlock } from '@ethereumjs/block'
+import type { Block } from '@ethereumjs/block'
+import { createTx, TransactionType } from '@ethereumjs/tx'
+import type { TypedTransaction, TypedTxData } from '@ethereumjs/tx'
+import { createAddressFromString, createZeroAddress } from '@ethereumjs/util'
+import type { Address } from '@ethereumjs/util'
+import { runTx } from '@ethereumjs/vm'
+import type { VM } from '@ethereumjs/vm'
+import type { BlockRecord, Chain } from './chain.ts'
+
+/** A call as eth_call / eth_estimateGas receive it (geth's `TransactionArgs`), already parsed. */
+export interface CallArgs {
+  from?: string
+  to?: string
+  gas?: bigint
+  gasPrice?: bigint
+  maxFeePerGas?: bigint
+  maxPriorityFeePerGas?: bigint
+  maxFeePerBlobGas?: bigint
+  value?: bigint
+  nonce?: bigint
+  data?: Uint8Array
+  accessList?: { address: string; storageKeys: string[] }[]
+  blobVersionedHashes?: string[]
+  authorizationList?: {
+    chainId: bigint
+    address: string
+    nonce: bigint
+    yParity: bigint
+    r: bigint
+    s: bigint
+  }[]
+  chainId?: bigint
+}
+
+/**
+ * A failure before or outside EVM execution, in geth's words (code -32000 on the wire).
+ * `intrinsic` marks the failures the estimator answers by raising the gas limit.
+ */
+export class CallError extends Error {
+  override readonly name = 'CallError'
+  readonly intrinsic: boolean
+  constructor(message: string, intrinsic = false) {
+    super(message)
+    this.intrinsic = intrinsic
+  }
+}
+
+export interface ExecutionOutcome {
+  /** The EVM halted with an error (a revert included). */
+  failed: boolean
+  /** geth's name of the halt: `execution reverted`, `out of gas`, `invalid opcode: ...`. */
+  error?: string
+  reverted: boolean
+  returnValue: Uint8Array
+  /** Gas charged after refunds (geth's UsedGas). */
+  usedGas: bigint
+  /** Gas consumed before refunds (geth's MaxUsedGas). */
+  maxUsedGas: bigint
+}
+
+/** geth's names for the EVM's halts (core/vm/errors.go), keyed by EthereumJS's. */
+const GETH_HALT_NAMES: Record<string, string> = {
+  'out of gas': 'out of gas',
+  'code store out of gas': 'contract creation code storage out of gas',
+  'code size to deposit exceeds maximum code size': 'max code size exceeded',
+  'stack underflow': 'stack underflow',
+  'stack overflow': 'stack limit reached 1024 (1023)',
+  'invalid JUMP': 'invalid jump destination',
+  'invalid opcode': 'invalid opcode',
+  revert: 'execution reverted',
+  'static state change': 'write protection',
+  'create collision': 'contract address collision',
+  'insufficient balance': 'insufficient balance for transfer',
+  'invalid bytecode deployed': 'invalid code: must not begin with 0xef',
+  'initcode exceeds max initcode size': 'max initcode size exceeded',
+  'value out of range': 'return data out of bounds',
+}
+
+/** A prepared call at one block: `execute(gasLimit)` runs it, as often as the estimator needs. */
+export class CallSession {
+  readonly record: BlockRecord
+  readonly args: CallArgs
+  readonly from: Address
+  readonly #vm: VM
+  readonly #block: Block
+  readonly #type: number
+  /** The fee cap the call is willing to pay per gas (geth's normalized `feeCap`). */
+  readonly feeCap: bigint
+
+  private constructor(vm: VM, record: BlockRecord, block: Block, args: CallArgs, type: number, feeCap: bigint) {
+    this.#vm = vm
+    this.record = record
+    this.#block = block
+    this.args = args
+    this.#type = type
+    this.feeCap = feeCap
+    this.from = args.from ? createAddressFromString(args.from) : createZeroAddress()
+  }
+
+  /**
+   * Checks the fee fields as geth's `CallDefaults` does and positions a VM copy at `record`'s
+   * state, with `record`'s header as the block context.
+   */
+  static async open(chain: Chain, record: BlockRecord, args: CallArgs): Promise<CallSession> {
+    const header = record.block.header
+    if (args.gasPrice !== undefined && (args.maxFeePerGas !== undefined || args.maxPriorityFeePerGas !== undefined)) {
+      throw new CallError('both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified')
+    }
+    if (args.chainId !== undefined && args.chainId !== chain.chainId) {
+      throw new CallError(`chainId does not match node's (have=${args.chainId}, want=${chain.chainId})`)
+    }
+    const baseFee = header.baseFeePerGas
+    const type = callType(args, baseFee)
+    const feeCap = args.maxFeePerGas ?? args.gasPrice ?? 0n
+    const tip = args.maxPriorityFeePerGas ?? args.gasPrice ?? 0n
+    if (args.maxFeePerGas !== undefined && tip > args.maxFeePerGas) {
+      throw new CallError(
+        `max priority fee per gas higher than max fee per gas: address ${(args.from ?? createZeroAddress().toString())}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${args.maxFeePerGas}`,
+      )
+    }
+    if (type === TransactionType.BlobEIP4844 && args.to === undefined) throw new CallError('blob transaction of type create')
+    if (type === TransactionType.EOACodeEIP7702 && args.to === undefined) throw new CallError('set code transaction of type create')
+
+    const vm = await chain.vm.shallowCopy(false)
+    vm.common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp })
+    await vm.stateManager.setStateRoot(header.stateRoot)
+    // geth zeroes the base fee (and the blob base fee) for calls that pay nothing, so that a
+    // fee-less call can run at all; BASEFEE then reads 0, as it does on geth.
+    const zeroFees = feeCap === 0n && tip === 0n && baseFee !== undefined
+    const block = zeroFees
+      ? createBlock({ header: { ...header.toJSON(), baseFeePerGas: 0n } }, { common: vm.common, skipConsensusFormatValidation: true })
+      : record.block
+    return new CallSession(vm, record, block, args, type, feeCap)
+  }
+
+  /** The sender's balance at the block. */
+  async balance(): Promise<bigint> {
+    return (await this.#vm.stateManager.getAccount(this.from))?.balance ?? 0n
+  }
+
+  /** Whether `to` has code (geth's plain-transfer shortcut needs to know). */
+  async targetHasCode(): Promise<boolean> {
+    if (this.args.to === undefined) return false
+    const code = await this.#vm.stateManager.getCode(createAddressFromString(this.args.to))
+    return code.length > 0
+  }
+
+  /** Runs the call with `gasLimit`; throws `CallError` for failures outside the EVM. */
+  async execute(gasLimit: bigint): Promise<ExecutionOutcome> {
+    const tx = this.#transaction(gasLimit)
+    const vm = this.#vm
+    await vm.evm.journal.checkpoint()
+    try {
+      const result = await runTx(vm, {
+        tx,
+        block: this.#block,
+        skipNonce: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+      })
+      const halt = result.execResult.exceptionError?.error
+      return {
+        failed: halt !== undefined,
+        error: halt === undefined ? undefined : (GETH_HALT_NAMES[halt] ?? halt),
+        reverted: halt === 'revert',
+        returnValue: result.execResult.returnValue,
+        usedGas: result.totalGasSpent,
+        maxUsedGas: result.totalGasSpent + result.gasRefund,
+      }
+    } catch (err) {
+      throw this.#gethError(err, gasLimit)
+    } finally {
+      await vm.evm.journal.revert()
+    }
+  }
+
+  #transaction(gasLimit: bigint): TypedTransaction {
+    const a = this.args
+    const data: Record<string, unknown> = {
+      type: this.#type,
+      nonce: a.nonce ?? 0n,
+      gasLimit,
+      to: a.to,
+      value: a.value ?? 0n,
+      data: a.data ?? new Uint8Array(),
+    }
+    if (this.#type === TransactionType.Legacy || this.#type === TransactionType.AccessListEIP2930) {
+      data.gasPrice = a.gasPrice ?? 0n
+    } else {
+      data.maxFeePerGas = a.maxFeePerGas ?? a.gasPrice ?? 0n
+      data.maxPriorityFeePerGas = a.maxPriorityFeePerGas ?? a.gasPrice ?? 0n
+    }
+    if (this.#type !== TransactionType.Legacy) data.accessList = a.accessList ?? []
+    if (this.#type === TransactionType.BlobEIP4844) {
+      data.blobVersionedHashes = a.blobVersionedHashes
+      // EthereumJS insists the fee cover the block's blob price; geth zeroes that price instead
+      // when the call names no blob fee. Paying the minimum makes the same execution possible.
+      data.maxFeePerBlobGas = a.maxFeePerBlobGas || this.#block.header.getBlobGasPrice()
+    }
+    if (this.#type === TransactionType.EOACodeEIP7702) {
+      data.authorizationList = (a.authorizationList ?? []).map((auth) => ({
+        chainId: `0x${auth.chainId.toString(16)}`,
+        address: auth.address,
+        nonce: `0x${auth.nonce.toString(16)}`,
+        yParity: `0x${auth.yParity.toString(16)}`,
+        r: `0x${auth.r.toString(16)}`,
+        s: `0x${auth.s.toString(16)}`,
+      }))
+    }
+    let tx: TypedTransaction
+    try {
+      tx = createTx(data as TypedTxData, { common: this.#vm.common, freeze: false })
+    } catch (err) {
+      throw this.#gethError(err, gasLimit)
+    }
+    const from = this.from
+    // An unsigned message from any address: geth's calls are not signed either.
+    tx.getSenderAddress = () => from
+    return tx
+  }
+
+  /** EthereumJS's validation failures in geth's words, as geth's estimator wraps them. */
+  #gethError(err: unknown, gasLimit: bigint): CallError {
+    const message = err instanceof Error ? err.message : String(err)
+    const from = this.from.toString()
+    if (/INTRINSIC_GAS_TOO_LOW|gasLimit is too low|floor/i.test(message)) {
+      return new CallError(`intrinsic gas too low: have ${gasLimit}`, true)
+    }
+    let m: RegExpMatchArray | null
+    if ((m = message.match(/(?:upfront|max) cost is: (\d+) and the sender's account \(\S+\) only has: (\d+)/))) {
+      return new CallError(`insufficient funds for gas * price + value: address ${from} have ${m[2]} want ${m[1]}`)
+    }
+    if ((m = message.match(/(?:maxFeePerGas|gasPrice) \((\d+)\) is less than the block's baseFeePerGas \((\d+)\)/))) {
+      return new CallError(`max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${m[1]}, baseFee: ${m[2]}`)
+    }
+    if (/EIP-3607/.test(message)) return new CallError(`sender not an eoa: address ${from}`)
+    if (/maxFeePerBlobGas/.test(message)) return new CallError('max fee per blob gas less than block blob gas fee')
+    if (/gas limit.*(?:EIP-7825|exceeds|maximum)/i.test(message)) {
+      return new CallError(`transaction gas limit too high (cap: 16777216, tx: ${gasLimit})`)
+    }
+    return new CallError(message.replace(/ \(block number=.*$/, '').replace(/ \(tx type=.*$/, ''))
+  }
+}
+
+/** The transaction type geth would execute the call as. */
+function callType(args: CallArgs, baseFee: bigint | undefined): number {
+  if (args.authorizationList !== undefined) return TransactionType.EOACodeEIP7702
+  if (args.blobVersionedHashes !== undefined) return TransactionType.BlobEIP4844
+  if (args.maxFeePerGas !== undefined || args.maxPriorityFeePerGas !== undefined) return TransactionType.FeeMarketEIP1559
+  if (baseFee !== undefined && args.gasPrice === undefined) return TransactionType.FeeMarketEIP1559
+  if (args.accessList !== undefined) return TransactionType.AccessListEIP2930
+  return TransactionType.Legacy
+}

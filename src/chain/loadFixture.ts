@@ -1,0 +1,230 @@
+/**
+ * Loads a fixture chain folder: a geth `genesis.json`, a `chain.rlp` of blocks (what `geth export`
+ * writes and hive ships), and optionally the safe and finalized blocks, from our `forkchoice.json`
+ * (`{"safe": 5, "finalized": 4}`, numbers or hashes) or hive's `headfcu.json`. Without either, the
+ * whole chain is final: safe = finalized = head.
+ *
+ * Every block is replayed through the VM on its parent's state and must reproduce its header's
+ * state root, receipts root, bloom and gas used (and its transactions, uncles and withdrawals
+ * roots); a block that does not is refused with an error naming the block and the field.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { createBlockFromBytesArray } from '@ethereumjs/block'
+import type { Block, BlockBytes } from '@ethereumjs/block'
+import { createBlockchain } from '@ethereumjs/blockchain'
+import { RLP } from '@ethereumjs/rlp'
+import { bytesToHex, equalsBytes } from '@ethereumjs/util'
+import { createVM, runBlock } from '@ethereumjs/vm'
+import type { VM } from '@ethereumjs/vm'
+import { Chain } from './chain.ts'
+import type { BlockRecord } from './chain.ts'
+import { commonFromGenesis, genesisStateOf } from './genesis.ts'
+import type { GenesisFile } from './genesis.ts'
+import { inclusionOf, renderReceipt, renderTransaction } from './render.ts'
+import type { ReceiptJson, TransactionJson } from './render.ts'
+
+export class FixtureError extends Error {
+  override readonly name = 'FixtureError'
+}
+
+export interface LoadOptions {
+  /** The network name, used in messages and as the chain's name. Default: the folder's name. */
+  name?: string
+}
+
+export async function loadFixture(folder: string, opts: LoadOptions = {}): Promise<Chain> {
+  const dir = resolve(folder)
+  const name = opts.name ?? dir.split('/').pop() ?? 'fixture'
+  const genesis = readJson<GenesisFile>(join(dir, 'genesis.json'), name)
+  const common = commonFromGenesis(genesis, name)
+  const genesisState = genesisStateOf(genesis)
+  const blockchain = await createBlockchain({
+    common,
+    genesisState,
+    // Pre-Merge fixture blocks carry fake proof-of-work seals; execution is what we check.
+    validateConsensus: false,
+    validateBlocks: false,
+  })
+  const vm = await createVM({ common, blockchain })
+  await vm.stateManager.generateCanonicalGenesis!(genesisState)
+
+  const genesisBlock = blockchain.genesisBlock
+  const records: BlockRecord[] = [recordOf(genesisBlock, [], [])]
+  const rlpPath = join(dir, 'chain.rlp')
+  const encoded = existsSync(rlpPath) ? readFileSync(rlpPath) : new Uint8Array()
+  let parent = genesisBlock
+  for (const raw of decodeConcatenated(encoded, name)) {
+    const block = decodeBlock(raw, common, name, parent)
+    await checkStaticRoots(block, name)
+    await blockchain.putBlock(block)
+    records.push(await replay(vm, block, parent, name))
+    parent = block
+  }
+
+  const head = records[records.length - 1]!
+  const { safe, finalized } = readForkchoice(dir, name, records, head.number)
+  return new Chain({ name, common, vm, blockchain, records, safe, finalized })
+}
+
+function readJson<T>(path: string, name: string): T {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch {
+    throw new FixtureError(`fixture ${name}: cannot read ${path}`)
+  }
+  try {
+    return JSON.parse(text) as T
+  } catch (err) {
+    throw new FixtureError(`fixture ${name}: ${path} is not valid JSON (${(err as Error).message})`)
+  }
+}
+
+function* decodeConcatenated(bytes: Uint8Array, name: string): Generator<BlockBytes> {
+  let rest = bytes
+  let index = 0
+  while (rest.length > 0) {
+    index++
+    let decoded
+    try {
+      decoded = RLP.decode(rest, true)
+    } catch (err) {
+      throw new FixtureError(`fixture ${name}: chain.rlp item ${index} is not valid RLP (${(err as Error).message})`)
+    }
+    yield decoded.data as unknown as BlockBytes
+    rest = decoded.remainder
+  }
+}
+
+function decodeBlock(raw: BlockBytes, common: Chain['common'], name: string, parent: Block): Block {
+  const expected = parent.header.number + 1n
+  let block: Block
+  try {
+    block = createBlockFromBytesArray(raw, { common, setHardfork: true })
+  } catch (err) {
+    throw new FixtureError(`fixture ${name}: block ${expected} cannot be decoded (${(err as Error).message})`)
+  }
+  if (block.header.number !== expected) {
+    throw new FixtureError(`fixture ${name}: block ${expected}: number is ${block.header.number}, want ${expected}`)
+  }
+  if (!equalsBytes(block.header.parentHash, parent.hash())) {
+    throw new FixtureError(
+      `fixture ${name}: block ${expected}: parentHash ${bytesToHex(block.header.parentHash)} is not block ${parent.header.number}'s hash ${bytesToHex(parent.hash())}`,
+    )
+  }
+  return block
+}
+
+async function checkStaticRoots(block: Block, name: string): Promise<void> {
+  const where = `fixture ${name}: block ${block.header.number}`
+  if (!(await block.transactionsTrieIsValid())) throw new FixtureError(`${where}: transactionsRoot does not match its transactions`)
+  if (!block.uncleHashIsValid()) throw new FixtureError(`${where}: uncleHash does not match its uncles`)
+  if (block.withdrawals && !(await block.withdrawalsTrieIsValid())) {
+    throw new FixtureError(`${where}: withdrawalsRoot does not match its withdrawals`)
+  }
+}
+
+/** Runs `block` on its parent's state and checks what the execution must reproduce. */
+async function replay(vm: VM, block: Block, parent: Block, name: string): Promise<BlockRecord> {
+  const where = `fixture ${name}: block ${block.header.number}`
+  let result
+  try {
+    result = await runBlock(vm, {
+      block,
+      root: parent.header.stateRoot,
+      setHardfork: true,
+      // `generate` skips runBlock's own root checks: we make them below, with better messages.
+      generate: true,
+      skipHeaderValidation: true,
+    })
+  } catch (err) {
+    throw new FixtureError(`${where}: execution failed (${stripBlockSuffix((err as Error).message)})`)
+  }
+  const header = block.header
+  const mismatch = (field: string, got: string, want: string): never => {
+    throw new FixtureError(`${where}: ${field} mismatch: executing the block gives ${got}, the header says ${want}`)
+  }
+  if (result.gasUsed !== header.gasUsed) mismatch('gasUsed', `${result.gasUsed}`, `${header.gasUsed}`)
+  if (!equalsBytes(result.receiptsRoot, header.receiptTrie)) {
+    mismatch('receiptsRoot', bytesToHex(result.receiptsRoot), bytesToHex(header.receiptTrie))
+  }
+  if (!equalsBytes(result.logsBloom, header.logsBloom)) mismatch('logsBloom', 'another bloom', bytesToHex(header.logsBloom))
+  if (header.requestsHash !== undefined && result.requestsHash !== undefined && !equalsBytes(result.requestsHash, header.requestsHash)) {
+    mismatch('requestsHash', bytesToHex(result.requestsHash), bytesToHex(header.requestsHash))
+  }
+  if (!equalsBytes(result.stateRoot, header.stateRoot)) mismatch('stateRoot', bytesToHex(result.stateRoot), bytesToHex(header.stateRoot))
+
+  const senders = block.transactions.map((tx) => tx.getSenderAddress().toString())
+  const transactions: TransactionJson[] = []
+  const receipts: ReceiptJson[] = []
+  const blobGasPrice = header.excessBlobGas !== undefined ? header.getBlobGasPrice() : undefined
+  let previousCumulative = 0n
+  let logIndex = 0
+  block.transactions.forEach((tx, i) => {
+    const at = inclusionOf(block, i)
+    const receipt = result.receipts[i]!
+    transactions.push(renderTransaction(tx, senders[i]!, at))
+    receipts.push(
+      renderReceipt({
+        tx,
+        from: senders[i]!,
+        receipt,
+        gasUsed: receipt.cumulativeBlockGasUsed - previousCumulative,
+        firstLogIndex: logIndex,
+        at,
+        blobGasPrice,
+      }),
+    )
+    previousCumulative = receipt.cumulativeBlockGasUsed
+    logIndex += receipt.logs.length
+  })
+  return recordOf(block, transactions, receipts)
+}
+
+function recordOf(block: Block, transactions: TransactionJson[], receipts: ReceiptJson[]): BlockRecord {
+  return {
+    block,
+    number: block.header.number,
+    hash: bytesToHex(block.hash()),
+    timestamp: block.header.timestamp,
+    transactions,
+    receipts,
+  }
+}
+
+/** EthereumJS appends " (block number=… hash=…)" and similar context to its messages. */
+function stripBlockSuffix(message: string): string {
+  return message.replace(/\s*\((?:block|tx) [^)]*\)\s*$/, '').replace(/ -> block number=.*$/, '')
+}
+
+interface ForkchoiceFile {
+  safe?: number | string
+  finalized?: number | string
+}
+
+function readForkchoice(dir: string, name: string, records: BlockRecord[], head: bigint): { safe: bigint; finalized: bigint } {
+  const ours = join(dir, 'forkchoice.json')
+  const hive = join(dir, 'headfcu.json')
+  let file: ForkchoiceFile = {}
+  if (existsSync(ours)) {
+    file = readJson<ForkchoiceFile>(ours, name)
+  } else if (existsSync(hive)) {
+    const fcu = readJson<{ params?: [{ safeBlockHash?: string; finalizedBlockHash?: string }] }>(hive, name)
+    const state = fcu.params?.[0] ?? {}
+    file = { safe: state.safeBlockHash, finalized: state.finalizedBlockHash }
+  }
+  const find = (field: 'safe' | 'finalized'): bigint => {
+    const value = file[field]
+    if (value === undefined) return head
+    if (typeof value === 'number' || /^\d+$/.test(value) || /^0x[0-9a-f]{1,16}$/i.test(value)) {
+      const n = BigInt(value)
+      if (n <= head) return n
+      throw new FixtureError(`fixture ${name}: ${field} block ${n} is beyond the head ${head}`)
+    }
+    const byHash = records.find((r) => r.hash === value.toLowerCase())
+    if (!byHash) throw new FixtureError(`fixture ${name}: ${field} block ${value} is not in the chain`)
+    return byHash.number
+  }
+  return { safe: find('safe'), finalized: find('finalized') }
+}

@@ -1,0 +1,41 @@
+import type { BlockSelector } from '../../chain/chain.ts'
+import { estimateGas, EstimateRevert } from '../../chain/estimateGas.ts'
+import { CallError } from '../../chain/execution.ts'
+import { toData, toQuantity } from '../../encoding/hex.ts'
+import { revertMessage } from '../../encoding/revert.ts'
+import { HeaderNotFoundError } from '../blocks.ts'
+import { callObject } from '../callObject.ts'
+import { ExecutionRevertedError, ServerError } from '../errors.ts'
+import { defineMethod } from '../method.ts'
+import { optional } from '../params.ts'
+import { blockNumberOrHash } from '../validators.ts'
+
+/** The hosted service caps `gas` of eth_estimateGas and eth_call at 10x the current block gas limit. */
+export const GAS_CAP_MULTIPLIER = 10n
+
+const LATEST: BlockSelector = { kind: 'tag', tag: 'latest' }
+
+/**
+ * The lowest gas limit (within geth's 1.5%) at which the call succeeds, found by executing it
+ * (see chain/estimateGas.ts). A revert answers code 3 with geth's message and the revert data.
+ * `safe` is answered as `finalized`, as the hosted service documents.
+ */
+export const eth_estimateGas = defineMethod({
+  name: 'eth_estimateGas',
+  params: [callObject, optional(blockNumberOrHash, LATEST)],
+  async run([args, selector], { chain }) {
+    const resolved: BlockSelector = selector.kind === 'tag' && selector.tag === 'safe' ? { kind: 'tag', tag: 'finalized' } : selector
+    const record = chain.resolve(resolved)
+    if (!record) throw new HeaderNotFoundError()
+    try {
+      const { gas } = await estimateGas(chain, record, args, {
+        gasCap: chain.head.block.header.gasLimit * GAS_CAP_MULTIPLIER,
+      })
+      return toQuantity(gas)
+    } catch (err) {
+      if (err instanceof EstimateRevert) throw new ExecutionRevertedError(revertMessage(err.data), toData(err.data))
+      if (err instanceof CallError) throw new ServerError(err.message)
+      throw err
+    }
+  },
+})
