@@ -1,0 +1,287 @@
+/**
+ * The gateway's configuration: which networks it serves (fixture folders) and which keys exist.
+ * File shape (`--config`):
+ *
+ * ```json
+ * { "serviceHost": "localhost",
+ *   "networks": { "ethereum": { "fixture": "../fixtures/ethereum" } },
+ *   "keys": [{ "key": "...", "networks": ["ethereum"], "dailyCredits": 3000000,
+ *              "creditsPerSecond": 500, "secret": "...",
+ *              "allowlists": { "origins": [], "userAgents": [], "contractAddresses": [], "methods": [],
+ *                              "secretBypass": false } }] }
+ * ```
+ *
+ * Relative fixture folders are resolved from the config file's folder. Validation fails with a
+ * `ConfigError` naming the field (`keys[0].dailyCredits: ...`); unknown fields are errors too.
+ */
+import { readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { ADDRESS_RE } from '../encoding/hex.ts'
+import { MAX_ALLOWLIST_ENTRIES, NO_ALLOWLISTS, compileOriginPattern } from './allowlists.ts'
+import type { Allowlists, OriginPattern } from './allowlists.ts'
+import type { CreditAccount } from './credits.ts'
+import { DEFAULT_DAILY_CREDITS } from './credits.ts'
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+}
+
+/** A key as configured, validated and compiled. */
+export interface KeySettings extends CreditAccount {
+  readonly key: string
+  readonly networks: ReadonlySet<string>
+  readonly dailyCredits: number
+  readonly creditsPerSecond?: number
+  readonly secret?: string
+  readonly allowlists: Allowlists
+}
+
+export interface NetworkSettings {
+  /** Absolute path of the fixture folder. */
+  readonly fixture: string
+}
+
+/** A validated config. Keys stay in their input shape (plain JSON); `createGateway` compiles them. */
+export interface GatewayConfig {
+  readonly serviceHost: string
+  readonly networks: Readonly<Record<string, NetworkSettings>>
+  readonly keys: readonly KeyConfigInput[]
+}
+
+/** The shape of a key in a config file (or passed to `createApp`). */
+export interface KeyConfigInput {
+  key: string
+  networks: string[]
+  dailyCredits?: number
+  creditsPerSecond?: number
+  secret?: string
+  allowlists?: {
+    origins?: string[]
+    userAgents?: string[]
+    contractAddresses?: string[]
+    methods?: string[]
+    secretBypass?: boolean
+  }
+}
+
+export interface GatewayConfigInput {
+  serviceHost?: string
+  networks: Record<string, { fixture: string }>
+  keys: KeyConfigInput[]
+}
+
+export const DEFAULT_SERVICE_HOST = 'localhost'
+/** The default config: the three default fixture networks and the dev key. */
+export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../../config/default.json', import.meta.url))
+
+/** Network names become host labels (`<name>-mainnet.<serviceHost>`). */
+export const NETWORK_NAME_RE = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/
+const HOSTNAME_RE = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/
+/** A key is one path segment. */
+const KEY_RE = /^[A-Za-z0-9._~-]+$/
+
+function fail(where: string, message: string): never {
+  throw new ConfigError(`${where}: ${message}`)
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+function expectRecord(v: unknown, where: string): Record<string, unknown> {
+  if (!isRecord(v)) fail(where, `must be an object, got ${describe(v)}`)
+  return v
+}
+
+function onlyFields(obj: Record<string, unknown>, allowed: readonly string[], where: string): void {
+  for (const name of Object.keys(obj)) {
+    if (!allowed.includes(name)) fail(`${where}.${name}`, `unknown field (allowed: ${allowed.join(', ')})`)
+  }
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'an array'
+  if (typeof v === 'string') return JSON.stringify(v)
+  return typeof v === 'object' ? 'an object' : String(v)
+}
+
+function expectString(v: unknown, where: string): string {
+  if (typeof v !== 'string' || v.length === 0) fail(where, `must be a non-empty string, got ${describe(v)}`)
+  return v
+}
+
+function expectStringList(v: unknown, where: string, max = Infinity): string[] {
+  if (!Array.isArray(v)) fail(where, `must be an array of strings, got ${describe(v)}`)
+  if (v.length > max) fail(where, `at most ${max} entries, got ${v.length}`)
+  return v.map((item, i) => expectString(item, `${where}[${i}]`))
+}
+
+function expectPositiveInteger(v: unknown, where: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) {
+    fail(where, `must be a positive integer, got ${describe(v)}`)
+  }
+  return v
+}
+
+function parseAllowlists(v: unknown, where: string): Allowlists {
+  if (v === undefined) return NO_ALLOWLISTS
+  const obj = expectRecord(v, where)
+  onlyFields(obj, ['origins', 'userAgents', 'contractAddresses', 'methods', 'secretBypass'], where)
+  const lists: {
+    origins?: OriginPattern[]
+    userAgents?: string[]
+    contractAddresses?: Set<string>
+    methods?: Set<string>
+    secretBypass: boolean
+  } = { secretBypass: false }
+  const max = MAX_ALLOWLIST_ENTRIES
+  // An empty list is no list: "no allowlist means everything is allowed".
+  if (obj.origins !== undefined) {
+    const origins = expectStringList(obj.origins, `${where}.origins`, max).map((s, i) => {
+      const pattern = compileOriginPattern(s)
+      if (!pattern) fail(`${where}.origins[${i}]`, `not an origin pattern ([scheme://][*.]host[:port]): ${JSON.stringify(s)}`)
+      return pattern
+    })
+    if (origins.length > 0) lists.origins = origins
+  }
+  if (obj.userAgents !== undefined) {
+    const agents = expectStringList(obj.userAgents, `${where}.userAgents`, max)
+    if (agents.length > 0) lists.userAgents = agents
+  }
+  if (obj.contractAddresses !== undefined) {
+    const addresses = expectStringList(obj.contractAddresses, `${where}.contractAddresses`, max).map((a, i) => {
+      if (!ADDRESS_RE.test(a)) fail(`${where}.contractAddresses[${i}]`, `not a 20-byte hex address: ${JSON.stringify(a)}`)
+      return a.toLowerCase()
+    })
+    if (addresses.length > 0) lists.contractAddresses = new Set(addresses)
+  }
+  if (obj.methods !== undefined) {
+    const methods = expectStringList(obj.methods, `${where}.methods`, max)
+    if (methods.length > 0) lists.methods = new Set(methods)
+  }
+  if (obj.secretBypass !== undefined) {
+    if (typeof obj.secretBypass !== 'boolean') fail(`${where}.secretBypass`, `must be true or false, got ${describe(obj.secretBypass)}`)
+    lists.secretBypass = obj.secretBypass
+  }
+  return lists
+}
+
+function parseKey(v: unknown, networks: ReadonlySet<string>, where: string): KeySettings {
+  const obj = expectRecord(v, where)
+  onlyFields(obj, ['key', 'networks', 'dailyCredits', 'creditsPerSecond', 'secret', 'allowlists'], where)
+  const key = expectString(obj.key, `${where}.key`)
+  if (!KEY_RE.test(key)) fail(`${where}.key`, `must be URL-safe (letters, digits, . _ ~ -), got ${JSON.stringify(key)}`)
+  const names = expectStringList(obj.networks, `${where}.networks`)
+  names.forEach((name, i) => {
+    if (!networks.has(name)) {
+      fail(`${where}.networks[${i}]`, `unknown network ${JSON.stringify(name)} (configured: ${[...networks].join(', ') || 'none'})`)
+    }
+  })
+  const settings: {
+    key: string
+    networks: ReadonlySet<string>
+    dailyCredits: number
+    creditsPerSecond?: number
+    secret?: string
+    allowlists: Allowlists
+  } = {
+    key,
+    networks: new Set(names),
+    dailyCredits:
+      obj.dailyCredits === undefined ? DEFAULT_DAILY_CREDITS : expectPositiveInteger(obj.dailyCredits, `${where}.dailyCredits`),
+    allowlists: parseAllowlists(obj.allowlists, `${where}.allowlists`),
+  }
+  if (obj.creditsPerSecond !== undefined) {
+    settings.creditsPerSecond = expectPositiveInteger(obj.creditsPerSecond, `${where}.creditsPerSecond`)
+  }
+  if (obj.secret !== undefined) settings.secret = expectString(obj.secret, `${where}.secret`)
+  return settings
+}
+
+/** Validates a key list against the names of the networks served. */
+export function parseKeys(input: unknown, networks: Iterable<string>, where = 'keys'): KeySettings[] {
+  const names = new Set(networks)
+  if (!Array.isArray(input)) fail(where, `must be an array of keys, got ${describe(input)}`)
+  const keys = input.map((k, i) => parseKey(k, names, `${where}[${i}]`))
+  const seen = new Set<string>()
+  keys.forEach((k, i) => {
+    if (seen.has(k.key)) fail(`${where}[${i}].key`, `duplicate key ${JSON.stringify(k.key)}`)
+    seen.add(k.key)
+  })
+  return keys
+}
+
+export function parseServiceHost(v: unknown, where = 'serviceHost'): string {
+  if (v === undefined) return DEFAULT_SERVICE_HOST
+  const host = expectString(v, where).toLowerCase()
+  if (!HOSTNAME_RE.test(host)) fail(where, `must be a host name without port, got ${JSON.stringify(v)}`)
+  return host
+}
+
+export function parseNetworkName(name: string, where: string): string {
+  if (!NETWORK_NAME_RE.test(name)) {
+    fail(where, `network names are lowercase letters, digits and inner hyphens (they become <name>-mainnet hosts), got ${JSON.stringify(name)}`)
+  }
+  return name
+}
+
+/** Validates a parsed config file; relative fixture folders are resolved from `baseDir`. */
+export function parseConfig(input: unknown, baseDir: string): GatewayConfig {
+  const obj = expectRecord(input, 'config')
+  onlyFields(obj, ['serviceHost', 'networks', 'keys'], 'config')
+  const serviceHost = parseServiceHost(obj.serviceHost)
+  const rawNetworks = expectRecord(obj.networks, 'networks')
+  const networks: Record<string, NetworkSettings> = {}
+  for (const [name, value] of Object.entries(rawNetworks)) {
+    const where = `networks.${name}`
+    parseNetworkName(name, where)
+    const net = expectRecord(value, where)
+    onlyFields(net, ['fixture'], where)
+    networks[name] = { fixture: resolve(baseDir, expectString(net.fixture, `${where}.fixture`)) }
+  }
+  parseKeys(obj.keys, Object.keys(networks))
+  return { serviceHost, networks, keys: structuredClone(obj.keys as KeyConfigInput[]) }
+}
+
+/** Reads and validates a config file; errors name the file and the field. */
+export function loadConfigFile(path: string): GatewayConfig {
+  const file = resolve(path)
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    throw new ConfigError(`${file}: cannot read config file (${(err as NodeJS.ErrnoException).code ?? 'error'})`)
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (err) {
+    throw new ConfigError(`${file}: not valid JSON (${(err as Error).message})`)
+  }
+  try {
+    return parseConfig(json, dirname(file))
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(`${file}: ${err.message}`)
+    throw err
+  }
+}
+
+/**
+ * Adds (or replaces) fixture networks, e.g. from `--fixture name=folder`, enabling each for the
+ * first key of the config (the dev key). Folders are resolved from `cwd`.
+ */
+export function withFixtures(config: GatewayConfig, fixtures: Readonly<Record<string, string>>, cwd = process.cwd()): GatewayConfig {
+  const entries = Object.entries(fixtures)
+  if (entries.length === 0) return config
+  const networks = { ...config.networks }
+  for (const [name, folder] of entries) {
+    parseNetworkName(name, `--fixture ${name}`)
+    networks[name] = { fixture: resolve(cwd, folder) }
+  }
+  const [first, ...rest] = config.keys
+  if (!first) return { ...config, networks }
+  const enabled = [...new Set([...first.networks, ...entries.map(([name]) => name)])]
+  return { ...config, networks, keys: [{ ...first, networks: enabled }, ...rest] }
+}

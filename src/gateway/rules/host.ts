@@ -1,0 +1,40 @@
+/**
+ * Host rule: the network is the `<network>` of a Host `<network>-mainnet.<serviceHost>`; the port
+ * and case are ignored. Any other Host is a 404 naming the hosts served.
+ */
+import { UnknownNetworkError } from '../errors.ts'
+import type { Network, RequestRule } from '../request.ts'
+
+export interface HostRuleOptions {
+  readonly serviceHost: string
+  readonly networks: ReadonlyMap<string, Network>
+}
+
+/** `<name>-mainnet.<serviceHost>` */
+export function networkHost(name: string, serviceHost: string): string {
+  return `${name}-mainnet.${serviceHost}`
+}
+
+/** The host name of a Host header: lowercase, without port or trailing dot. */
+export function hostName(host: string): string {
+  const h = host.trim().toLowerCase()
+  const name = h.startsWith('[') ? h.slice(0, h.indexOf(']') + 1) : h.replace(/:\d*$/, '')
+  return name.endsWith('.') ? name.slice(0, -1) : name
+}
+
+export function createHostRule(options: HostRuleOptions): RequestRule {
+  const byHost = new Map<string, Network>()
+  for (const [name, network] of options.networks) {
+    if (network.host !== networkHost(name, options.serviceHost)) {
+      throw new TypeError(`network ${name}: host ${network.host} does not match serviceHost ${options.serviceHost}`)
+    }
+    byHost.set(network.host, network)
+  }
+  const served = [...byHost.keys()]
+  return function host(state) {
+    const name = hostName(state.request.host ?? '')
+    const network = byHost.get(name)
+    if (!network) throw new UnknownNetworkError(name, served)
+    state.network = network
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * Route rule: the gateway answers only `POST /v3/<key>` (query strings ignored). `/v3` and `/v3/`
+ * are a missing key (401); anything after the key is part of the key, so `/v3/<key>/x` is an
+ * invalid key (401, as a trailing slash was in 2018); any other path is 404; any other HTTP method
+ * on a gateway path is 405.
+ */
+import { HttpMethodNotAllowedError, PathNotFoundError, ProjectIdRequiredError } from '../errors.ts'
+import type { RequestRule } from '../request.ts'
+
+const GATEWAY_PATH_RE = /^\/v3(?:\/(.*))?$/
+
+export function createRouteRule(): RequestRule {
+  return function route(state) {
+    const { method, path } = state.request
+    const pathname = path.split('?', 1)[0] ?? ''
+    const m = GATEWAY_PATH_RE.exec(pathname)
+    if (!m) throw new PathNotFoundError()
+    if (method !== 'POST') throw new HttpMethodNotAllowedError(method)
+    const key = m[1]
+    if (key === undefined || key === '') throw new ProjectIdRequiredError()
+    state.apiKey = key
+  }
+}

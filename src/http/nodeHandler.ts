@@ -1,0 +1,74 @@
+/**
+ * The gateway core behind a bare `node:http` request listener: reads the raw body (up to
+ * `MAX_BODY_BYTES`, geth's limit), hands method, Host, path, headers and bytes to the core, and
+ * writes its status, headers and body unchanged. Express mounts the same listener (./app.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { PayloadTooLargeError } from '../gateway/errors.ts'
+import type { Gateway } from '../gateway/gateway.ts'
+import type { HttpResponse } from '../gateway/response.ts'
+import { toHttpResponse } from '../gateway/response.ts'
+
+/** geth's `maxRequestContentLength`: 5 MiB. */
+export const MAX_BODY_BYTES = 5 * 1024 * 1024
+
+class BodyTooLarge extends Error {
+  override readonly name = 'BodyTooLarge'
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'])
+    if (Number.isFinite(declared) && declared > limit) {
+      reject(new BodyTooLarge())
+      return
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        req.removeAllListeners('data')
+        reject(new BodyTooLarge())
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => resolve(Buffer.concat(chunks)))
+    req.on('error', reject)
+  })
+}
+
+function write(res: ServerResponse, response: HttpResponse): void {
+  res.writeHead(response.status, response.headers)
+  res.end(response.body)
+}
+
+export type NodeRequestListener = (req: IncomingMessage, res: ServerResponse) => void
+
+export function createNodeHandler(gateway: Gateway, opts: { maxBodyBytes?: number } = {}): NodeRequestListener {
+  const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES
+  return function gatewayListener(req, res) {
+    readBody(req, limit).then(
+      async (body) => {
+        const response = await gateway.handle({
+          method: req.method ?? 'GET',
+          host: req.headers.host,
+          path: req.url ?? '/',
+          headers: req.headers,
+          body,
+        })
+        write(res, response)
+      },
+      (err: unknown) => {
+        if (err instanceof BodyTooLarge) {
+          const response = toHttpResponse(new PayloadTooLargeError())
+          write(res, { ...response, headers: { ...response.headers, vary: 'Origin', connection: 'close' } })
+          req.resume()
+        } else {
+          res.destroy()
+        }
+      },
+    )
+  }
+}
