@@ -1,0 +1,184 @@
+/** Each rule alone, on a hand-built request state. */
+import { describe, expect, it } from 'vitest'
+import { parseKeys } from '../../src/gateway/config.ts'
+import {
+  HttpMethodNotAllowedError,
+  InvalidProjectIdError,
+  InvalidProjectSecretError,
+  NetworkNotEnabledError,
+  PathNotFoundError,
+  ProjectIdRequiredError,
+  RejectedBySettingsError,
+  UnknownNetworkError,
+} from '../../src/gateway/errors.ts'
+import type { GatewayRequest, Network, RequestState } from '../../src/gateway/request.ts'
+import {
+  createContractAddressAllowlistRule,
+  createMethodAllowlistRule,
+  createOriginAllowlistRule,
+  createUserAgentAllowlistRule,
+} from '../../src/gateway/rules/allowlist.ts'
+import { createApiKeyRule } from '../../src/gateway/rules/apiKey.ts'
+import { createHostRule, hostName } from '../../src/gateway/rules/host.ts'
+import { createNetworkAccessRule } from '../../src/gateway/rules/networkAccess.ts'
+import { createRouteRule } from '../../src/gateway/rules/route.ts'
+import { createSecretRule, parseBasicAuth } from '../../src/gateway/rules/secret.ts'
+import { CHAINS } from './helpers.ts'
+
+function state(req: Partial<GatewayRequest> = {}, extra: Partial<RequestState> = {}): RequestState {
+  return {
+    request: { method: 'POST', host: 'ethereum-mainnet.localhost', path: '/v3/k', headers: {}, body: '', ...req },
+    secretVerified: false,
+    ...extra,
+  }
+}
+
+const [KEY, SECRET_KEY, LISTED] = parseKeys(
+  [
+    { key: 'k', networks: ['ethereum'] },
+    { key: 's', networks: ['ethereum'], secret: 'pw', allowlists: { methods: ['eth_chainId'], secretBypass: true } },
+    {
+      key: 'l',
+      networks: ['ethereum'],
+      allowlists: {
+        origins: ['example.com', 'https://*.dapp.io'],
+        userAgents: ['wagmi'],
+        methods: ['eth_call', 'eth_getLogs'],
+        contractAddresses: ['0x00000000000000000000000000000000000000AA'],
+      },
+    },
+  ],
+  ['ethereum', 'polygon'],
+)
+
+describe('route', () => {
+  const route = createRouteRule()
+  it('takes the key from /v3/<key>, ignoring the query', () => {
+    const s = state({ path: '/v3/abc?x=1' })
+    route(s)
+    expect(s.apiKey).toBe('abc')
+  })
+  it('refuses other shapes', () => {
+    expect(() => route(state({ path: '/v3/' }))).toThrow(ProjectIdRequiredError)
+    expect(() => route(state({ path: '/v3' }))).toThrow(ProjectIdRequiredError)
+    expect(() => route(state({ path: '/v30/abc' }))).toThrow(PathNotFoundError)
+    expect(() => route(state({ path: '/', method: 'GET' }))).toThrow(PathNotFoundError)
+    expect(() => route(state({ method: 'GET' }))).toThrow(HttpMethodNotAllowedError)
+  })
+})
+
+describe('host', () => {
+  const networks = new Map<string, Network>([
+    ['ethereum', { name: 'ethereum', host: 'ethereum-mainnet.rpc.test', chain: CHAINS.ethereum }],
+  ])
+  const host = createHostRule({ serviceHost: 'rpc.test', networks })
+  it('finds the network, ignoring port, case and a trailing dot', () => {
+    for (const h of ['ethereum-mainnet.rpc.test', 'ETHEREUM-mainnet.rpc.test:443', 'ethereum-mainnet.rpc.test.']) {
+      const s = state({ host: h })
+      host(s)
+      expect(s.network?.name).toBe('ethereum')
+    }
+  })
+  it('refuses other hosts', () => {
+    for (const h of [undefined, 'ethereum-mainnet.localhost', 'mainnet.rpc.test', 'ethereum-sepolia.rpc.test', '127.0.0.1:8545']) {
+      expect(() => host(state({ host: h }))).toThrow(UnknownNetworkError)
+    }
+  })
+  it('checks its options once', () => {
+    expect(() => createHostRule({ serviceHost: 'other.test', networks })).toThrow(TypeError)
+  })
+  it('hostName strips ports, also of IPv6 literals', () => {
+    expect(hostName('[::1]:8545')).toBe('[::1]')
+    expect(hostName('A.b:1')).toBe('a.b')
+  })
+})
+
+describe('key, secret, network', () => {
+  const apiKey = createApiKeyRule({ keys: [KEY!, SECRET_KEY!] })
+  it('looks the key up', () => {
+    const s = state({}, { apiKey: 'k' })
+    apiKey(s)
+    expect(s.key).toBe(KEY)
+    expect(() => apiKey(state({}, { apiKey: 'K' }))).toThrow(InvalidProjectIdError)
+  })
+  it('refuses duplicate keys at construction', () => {
+    expect(() => createApiKeyRule({ keys: [KEY!, KEY!] })).toThrow(TypeError)
+  })
+
+  const secret = createSecretRule()
+  const basic = (user: string, pw: string) => `Basic ${Buffer.from(`${user}:${pw}`).toString('base64')}`
+  it('requires the secret of a key that has one', () => {
+    expect(() => secret(state({}, { key: SECRET_KEY }))).toThrow(RejectedBySettingsError)
+    expect(() => secret(state({ headers: { authorization: basic('', 'nope') } }, { key: SECRET_KEY }))).toThrow(InvalidProjectSecretError)
+    expect(() => secret(state({ headers: { authorization: basic('x', 'pw') } }, { key: SECRET_KEY }))).toThrow(InvalidProjectSecretError)
+    expect(() => secret(state({ headers: { authorization: 'Bearer pw' } }, { key: SECRET_KEY }))).toThrow(InvalidProjectSecretError)
+    const s = state({ headers: { authorization: basic('', 'pw') } }, { key: SECRET_KEY })
+    secret(s)
+    expect(s.secretVerified).toBe(true)
+  })
+  it('ignores credentials for a key without a secret', () => {
+    const s = state({ headers: { authorization: basic('', 'x') } }, { key: KEY })
+    secret(s)
+    expect(s.secretVerified).toBe(false)
+  })
+  it('parseBasicAuth keeps colons in the password', () => {
+    expect(parseBasicAuth(`Basic ${Buffer.from(':a:b').toString('base64')}`)).toEqual({ user: '', password: 'a:b' })
+  })
+
+  it('network must be enabled for the key', () => {
+    const access = createNetworkAccessRule()
+    const eth: Network = { name: 'ethereum', host: 'ethereum-mainnet.localhost', chain: CHAINS.ethereum }
+    const pol: Network = { name: 'polygon', host: 'polygon-mainnet.localhost', chain: CHAINS.polygon }
+    expect(() => access(state({}, { key: KEY, network: eth }))).not.toThrow()
+    expect(() => access(state({}, { key: KEY, network: pol }))).toThrow(NetworkNotEnabledError)
+  })
+})
+
+describe('allowlists', () => {
+  const origin = createOriginAllowlistRule()
+  const ua = createUserAgentAllowlistRule()
+  const methods = createMethodAllowlistRule()
+  const contracts = createContractAddressAllowlistRule()
+  const withHeaders = (headers: Record<string, string>) => state({ headers }, { key: LISTED })
+
+  it('origins: scheme optional, *. matches subdomains only', () => {
+    for (const o of ['https://example.com', 'http://example.com:3000', 'https://a.dapp.io', 'https://a.b.dapp.io']) {
+      expect(() => origin(withHeaders({ origin: o })), o).not.toThrow()
+    }
+    for (const o of ['https://dapp.io', 'http://a.dapp.io', 'https://notexample.com', 'https://example.com.evil', 'null']) {
+      expect(() => origin(withHeaders({ origin: o })), o).toThrow(RejectedBySettingsError)
+    }
+    expect(() => origin(withHeaders({}))).toThrow(RejectedBySettingsError)
+  })
+
+  it('user agents: substring', () => {
+    expect(() => ua(withHeaders({ 'user-agent': 'viem/2 wagmi/2' }))).not.toThrow()
+    expect(() => ua(withHeaders({ 'user-agent': 'Wagmi' }))).toThrow(RejectedBySettingsError)
+    expect(() => ua(withHeaders({}))).toThrow(RejectedBySettingsError)
+  })
+
+  it('methods: exact names', () => {
+    expect(() => methods(withHeaders({}), { method: 'eth_call', params: [] })).not.toThrow()
+    expect(() => methods(withHeaders({}), { method: 'eth_blockNumber', params: [] })).toThrow(RejectedBySettingsError)
+  })
+
+  it('contract addresses: only for the listed methods, every address named must be allowed', () => {
+    const s = withHeaders({})
+    const aa = '0x00000000000000000000000000000000000000aa'
+    const bb = '0x00000000000000000000000000000000000000bb'
+    expect(() => contracts(s, { method: 'eth_call', params: [{ to: aa }, 'latest'] })).not.toThrow()
+    expect(() => contracts(s, { method: 'eth_getStorageAt', params: [aa.toUpperCase().replace('0X', '0x'), '0x0'] })).not.toThrow()
+    expect(() => contracts(s, { method: 'eth_getLogs', params: [{ address: [aa] }] })).not.toThrow()
+    expect(() => contracts(s, { method: 'eth_blockNumber', params: [] })).not.toThrow()
+    expect(() => contracts(s, { method: 'eth_call', params: [{ to: bb }] })).toThrow(RejectedBySettingsError)
+    expect(() => contracts(s, { method: 'eth_estimateGas', params: [{ data: '0x' }] })).toThrow(RejectedBySettingsError)
+    expect(() => contracts(s, { method: 'eth_getLogs', params: [{ address: [aa, bb] }] })).toThrow(RejectedBySettingsError)
+    expect(() => contracts(s, { method: 'eth_getLogs', params: [{}] })).toThrow(RejectedBySettingsError)
+  })
+
+  it('the secret bypasses them when the key says so', () => {
+    const s = state({}, { key: SECRET_KEY, secretVerified: true })
+    expect(() => methods(s, { method: 'eth_blockNumber', params: [] })).not.toThrow()
+    expect(() => methods({ ...s, secretVerified: false }, { method: 'eth_blockNumber', params: [] })).toThrow(RejectedBySettingsError)
+  })
+})
