@@ -1,0 +1,133 @@
+/**
+ * `startServer(opts)`: loads the networks' fixture chains, serves the gateway on a port and
+ * returns where each network answers; `close()` stops it (open keep-alive connections included).
+ */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Chain } from '../chain/chain.ts'
+import { DEFAULT_CONFIG_PATH, loadConfigFile } from '../gateway/config.ts'
+import type { GatewayConfig, KeyConfigInput } from '../gateway/config.ts'
+import type { Clock } from '../gateway/credits.ts'
+import { createGateway } from '../gateway/gateway.ts'
+import type { Gateway, Logger, RpcBackend } from '../gateway/gateway.ts'
+import { createNodeHandler } from './nodeHandler.ts'
+
+export const DEFAULT_PORT = 8545
+export const DEFAULT_BIND_HOST = '127.0.0.1'
+
+export interface StartServerOptions {
+  /** A validated config or the path of a config file. Default: config/default.json. */
+  readonly config?: GatewayConfig | string
+  /** Chains already loaded, by network name: served instead of the config's fixture networks. */
+  readonly chains?: Readonly<Record<string, Chain>>
+  /** Keys instead of the config's. */
+  readonly keys?: readonly KeyConfigInput[]
+  /** Default 8545; 0 picks a free port. */
+  readonly port?: number
+  /** Address to bind. Default 127.0.0.1. */
+  readonly host?: string
+  readonly clock?: Clock
+  readonly logger?: Logger
+  readonly rpc?: RpcBackend
+  /** Loads a fixture folder. Default: src/chain/loadFixture.ts. */
+  readonly loadChain?: (folder: string, name: string) => Promise<Chain>
+}
+
+export interface ServedNetwork {
+  readonly name: string
+  readonly chainId: bigint
+  readonly headNumber: bigint
+  /** `<name>-mainnet.<serviceHost>` */
+  readonly host: string
+  /** `http://<host>:<port>`: append `/v3/<key>`. */
+  readonly baseUrl: string
+  /** `baseUrl` + `/v3/<first key enabled for the network>`, or undefined when no key has it. */
+  readonly url: string | undefined
+  /** That key. */
+  readonly key: string | undefined
+}
+
+export interface RunningServer {
+  readonly port: number
+  /** The address bound. */
+  readonly host: string
+  /** An address that reaches the server without name resolution (`http://127.0.0.1:<port>`). */
+  readonly origin: string
+  readonly serviceHost: string
+  readonly networks: readonly ServedNetwork[]
+  /** `url` of each network that some key can use, by name. */
+  readonly urls: Readonly<Record<string, string>>
+  /** The first key of the config (the dev key of the default config). */
+  readonly devKey: string | undefined
+  readonly gateway: Gateway
+  close(): Promise<void>
+}
+
+async function defaultLoadChain(folder: string, name: string): Promise<Chain> {
+  const { loadFixture } = await import('../chain/loadFixture.ts')
+  return loadFixture(folder, { name })
+}
+
+/** Loads every fixture network of a config, concurrently. */
+export async function loadNetworks(
+  config: GatewayConfig,
+  loadChain: (folder: string, name: string) => Promise<Chain> = defaultLoadChain,
+): Promise<Record<string, Chain>> {
+  const entries = await Promise.all(
+    Object.entries(config.networks).map(async ([name, net]) => [name, await loadChain(net.fixture, name)] as const),
+  )
+  return Object.fromEntries(entries)
+}
+
+export async function startServer(opts: StartServerOptions = {}): Promise<RunningServer> {
+  const config = typeof opts.config === 'string' ? loadConfigFile(opts.config) : (opts.config ?? loadConfigFile(DEFAULT_CONFIG_PATH))
+  const chains = opts.chains ?? (await loadNetworks(config, opts.loadChain))
+  const keys = opts.keys ?? config.keys
+  const gateway = createGateway({
+    networks: chains,
+    keys,
+    serviceHost: config.serviceHost,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+    ...(opts.rpc ? { rpc: opts.rpc } : {}),
+  })
+  const server = createServer(createNodeHandler(gateway))
+  const bindHost = opts.host ?? DEFAULT_BIND_HOST
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(opts.port ?? DEFAULT_PORT, bindHost, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const port = (server.address() as AddressInfo).port
+  const networks: ServedNetwork[] = [...gateway.networks.values()].map((n) => {
+    const key = gateway.keys.find((k) => k.networks.has(n.name))?.key
+    const baseUrl = `http://${n.host}:${port}`
+    return {
+      name: n.name,
+      chainId: n.chain.chainId,
+      headNumber: n.chain.head.number,
+      host: n.host,
+      baseUrl,
+      url: key === undefined ? undefined : `${baseUrl}/v3/${key}`,
+      key,
+    }
+  })
+  const connectHost = bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost
+  return {
+    port,
+    host: bindHost,
+    origin: `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${port}`,
+    serviceHost: gateway.serviceHost,
+    networks,
+    urls: Object.fromEntries(networks.filter((n) => n.url !== undefined).map((n) => [n.name, n.url!])),
+    devKey: gateway.keys[0]?.key,
+    gateway,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()))
+        server.closeAllConnections()
+      }),
+  }
+}
