@@ -1,0 +1,174 @@
+/**
+ * The command line: `gateway-double [--port N] [--host ADDR] [--config FILE] [--fixture NAME=DIR]...`.
+ * Starts the gateway on the default networks (config/default.json) or a config file's, plus any
+ * `--fixture` networks, and prints for each network its URL, chain id and head block, the dev key
+ * and a curl command. Usage errors exit 2 with a one-line message (no stack).
+ */
+import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile, withFixtures } from './gateway/config.ts'
+import type { Logger } from './gateway/gateway.ts'
+import { DEFAULT_BIND_HOST, DEFAULT_PORT, startServer } from './http/server.ts'
+import type { RunningServer } from './http/server.ts'
+
+export const EXIT_USAGE = 2
+export const EXIT_FAILURE = 1
+
+export const USAGE = `Usage: gateway-double [options]
+
+An offline test double of a hosted Ethereum JSON-RPC gateway (Infura-style):
+POST http://<network>-mainnet.localhost:<port>/v3/<API_KEY>
+
+Options:
+  --port <n>               port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
+  --host <address>         address to bind (default ${DEFAULT_BIND_HOST})
+  --config <file>          JSON config: serviceHost, networks, keys (default: config/default.json)
+  --fixture <name>=<dir>   also serve a fixture folder (genesis.json + chain.rlp) as network
+                           <name>, enabled for the first key of the config; repeatable
+  -h, --help               print this help and exit
+  -v, --version            print the version and exit
+`
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError'
+}
+
+export interface CliOptions {
+  port: number
+  host: string
+  config: string | undefined
+  fixtures: Record<string, string>
+  help: boolean
+  version: boolean
+}
+
+/** Parses argv (without node and script), or throws a `UsageError`. */
+export function parseCliArgs(argv: readonly string[]): CliOptions {
+  let values
+  try {
+    ;({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        config: { type: 'string' },
+        fixture: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    }))
+  } catch (err) {
+    throw new UsageError((err as Error).message)
+  }
+  let port = DEFAULT_PORT
+  if (values.port !== undefined) {
+    if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) {
+      throw new UsageError(`--port: expected a port number 0-65535, got ${JSON.stringify(values.port)}`)
+    }
+    port = Number(values.port)
+  }
+  if (values.host !== undefined && values.host.trim() === '') throw new UsageError('--host: expected an address')
+  const fixtures: Record<string, string> = {}
+  for (const spec of values.fixture ?? []) {
+    const eq = spec.indexOf('=')
+    if (eq <= 0 || eq === spec.length - 1) {
+      throw new UsageError(`--fixture: expected <network>=<folder>, got ${JSON.stringify(spec)}`)
+    }
+    const name = spec.slice(0, eq)
+    if (name in fixtures) throw new UsageError(`--fixture: network ${JSON.stringify(name)} given twice`)
+    fixtures[name] = spec.slice(eq + 1)
+  }
+  return {
+    port,
+    host: values.host ?? DEFAULT_BIND_HOST,
+    config: values.config,
+    fixtures,
+    help: values.help ?? false,
+    version: values.version ?? false,
+  }
+}
+
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+  return pkg.version
+}
+
+const RPC_EXAMPLE = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'
+
+/** What the CLI prints once the server listens. */
+export function startBanner(server: RunningServer): string {
+  const rows = server.networks.map((n) => [n.name, n.chainId.toString(), `${n.headNumber} (0x${n.headNumber.toString(16)})`, n.url ?? `${n.baseUrl}/v3/<key>  (no key has this network)`])
+  const header = ['network', 'chain id', 'head block', 'URL']
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (cells: string[]) => `  ${cells.map((c, i) => (i < cells.length - 1 ? c.padEnd(widths[i]!) : c)).join('   ')}`
+  const out = [`gateway-double ${packageVersion()} listening on ${server.origin}`, '', line(header), ...rows.map(line), '']
+  if (server.devKey !== undefined) out.push(`Dev key: ${server.devKey}`, '')
+  const first = server.networks.find((n) => n.key !== undefined)
+  if (first) {
+    out.push(
+      'Try it:',
+      `  curl -s ${server.origin}/v3/${first.key} -H 'Host: ${first.host}' -H 'Content-Type: application/json' -d '${RPC_EXAMPLE}'`,
+      '',
+    )
+  }
+  out.push('From Node (viem, ethers): see "Reaching a network from Node" in the README.', 'Press Ctrl+C to stop.')
+  return `${out.join('\n')}\n`
+}
+
+export interface CliIo {
+  stdout: (text: string) => void
+  stderr: (text: string) => void
+}
+
+const processIo: CliIo = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+}
+
+/**
+ * Runs the CLI. Resolves with the exit code: at once for --help, --version and errors; when the
+ * server has been stopped (SIGINT/SIGTERM) otherwise.
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let opts: CliOptions
+  try {
+    opts = parseCliArgs(argv)
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err
+    io.stderr(`gateway-double: ${err.message}\nTry 'gateway-double --help'.\n`)
+    return EXIT_USAGE
+  }
+  if (opts.help) {
+    io.stdout(USAGE)
+    return 0
+  }
+  if (opts.version) {
+    io.stdout(`${packageVersion()}\n`)
+    return 0
+  }
+  const logger: Logger = { error: (message, err) => io.stderr(`gateway-double: ${message}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`) }
+  let server: RunningServer
+  try {
+    const config = withFixtures(loadConfigFile(opts.config ?? DEFAULT_CONFIG_PATH), opts.fixtures)
+    server = await startServer({ config, port: opts.port, host: opts.host, logger })
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err)
+    io.stderr(`gateway-double: ${message}\n`)
+    return err instanceof ConfigError ? EXIT_USAGE : EXIT_FAILURE
+  }
+  io.stdout(startBanner(server))
+  return new Promise<number>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      server.close().then(
+        () => resolve(0),
+        () => resolve(EXIT_FAILURE),
+      )
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+}

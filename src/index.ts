@@ -1,0 +1,37 @@
+/**
+ * The library API for test runners: build the app without listening (supertest), or start and
+ * stop a server in-process; the core itself for other transports; helpers to reach
+ * `<network>-mainnet.localhost` from Node.
+ */
+export { createApp } from './http/app.ts'
+export type { AppDeps, GatewayApp } from './http/app.ts'
+export { startServer, loadNetworks, DEFAULT_PORT, DEFAULT_BIND_HOST } from './http/server.ts'
+export type { RunningServer, ServedNetwork, StartServerOptions } from './http/server.ts'
+export { createNodeHandler, MAX_BODY_BYTES } from './http/nodeHandler.ts'
+export { localhostAgent, localhostFetch, localhostLookup, isLocalhostName } from './http/client.ts'
+
+export { createGateway, DEFAULT_BATCH_LIMIT, defaultRpcBackend, silentLogger } from './gateway/gateway.ts'
+export type { Gateway, GatewayOptions, Logger, RpcBackend } from './gateway/gateway.ts'
+export type { GatewayRequest } from './gateway/request.ts'
+export type { HttpResponse } from './gateway/response.ts'
+export {
+  ConfigError,
+  DEFAULT_CONFIG_PATH,
+  DEFAULT_SERVICE_HOST,
+  loadConfigFile,
+  parseConfig,
+  withFixtures,
+} from './gateway/config.ts'
+export type { GatewayConfig, GatewayConfigInput, KeyConfigInput } from './gateway/config.ts'
+export {
+  BAD_REQUEST_COST,
+  BATCH_ENVELOPE_COST,
+  CREDIT_COSTS,
+  DEFAULT_COST,
+  DEFAULT_DAILY_CREDITS,
+  UNKNOWN_METHOD_COST,
+  methodCost,
+  systemClock,
+} from './gateway/credits.ts'
+export type { Clock } from './gateway/credits.ts'
+export * from './gateway/errors.ts'

@@ -1,0 +1,85 @@
+/** The command line: flags, usage errors (exit 2, no stack), the start banner, the bin itself. */
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { EXIT_USAGE, main, parseCliArgs, startBanner, UsageError } from '../../src/cli.ts'
+import { startServer } from '../../src/http/server.ts'
+import { CHAINS, DEV_KEY, fakeRpc, keys } from '../gateway/helpers.ts'
+
+const BIN = fileURLToPath(new URL('../../bin/gateway-double.js', import.meta.url))
+
+function runBin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
+    })
+  })
+}
+
+describe('parseCliArgs', () => {
+  it('defaults to 127.0.0.1:8545', () => {
+    expect(parseCliArgs([])).toEqual({ port: 8545, host: '127.0.0.1', config: undefined, fixtures: {}, help: false, version: false })
+  })
+
+  it('reads every flag; --fixture repeats', () => {
+    expect(
+      parseCliArgs(['--port', '0', '--host', '0.0.0.0', '--config', 'c.json', '--fixture', 'a=x/a', '--fixture=b=/y=b']),
+    ).toMatchObject({ port: 0, host: '0.0.0.0', config: 'c.json', fixtures: { a: 'x/a', b: '/y=b' } })
+  })
+
+  it('refuses bad flags with a UsageError', () => {
+    for (const argv of [['--port', '70000'], ['--port', '-1'], ['--nope'], ['extra'], ['--fixture', '=x'], ['--fixture', 'a='], ['--fixture', 'a=1', '--fixture', 'a=2']]) {
+      expect(() => parseCliArgs(argv), argv.join(' ')).toThrow(UsageError)
+    }
+  })
+
+  it('main prints the error, returns 2', async () => {
+    const err: string[] = []
+    expect(await main(['--port', 'abc'], { stdout: () => {}, stderr: (t) => err.push(t) })).toBe(EXIT_USAGE)
+    expect(err.join('')).toBe(`gateway-double: --port: expected a port number 0-65535, got "abc"\nTry 'gateway-double --help'.\n`)
+  })
+
+  it('a config error is a usage error naming the field', async () => {
+    const err: string[] = []
+    const code = await main(['--fixture', 'Bad=x'], { stdout: () => {}, stderr: (t) => err.push(t) })
+    expect(code).toBe(EXIT_USAGE)
+    expect(err.join('')).toMatch(/^gateway-double: --fixture Bad: network names are lowercase/)
+  })
+})
+
+describe('start banner', () => {
+  it('names each network with URL, chain id and head block, the dev key and a curl command', async () => {
+    const server = await startServer({ chains: CHAINS, keys: keys(), rpc: fakeRpc(), port: 0 })
+    try {
+      const banner = startBanner(server)
+      const p = server.port
+      expect(banner).toContain(`listening on http://127.0.0.1:${p}`)
+      expect(banner).toMatch(new RegExp(`ethereum +1 +21 \\(0x15\\) +http://ethereum-mainnet\\.localhost:${p}/v3/${DEV_KEY}`))
+      expect(banner).toMatch(new RegExp(`polygon +137 +7 \\(0x7\\) +http://polygon-mainnet\\.localhost:${p}/v3/${DEV_KEY}`))
+      expect(banner).toMatch(new RegExp(`base +8453 +3 \\(0x3\\) +http://base-mainnet\\.localhost:${p}/v3/${DEV_KEY}`))
+      expect(banner).toContain(`Dev key: ${DEV_KEY}`)
+      expect(banner).toContain(
+        `curl -s http://127.0.0.1:${p}/v3/${DEV_KEY} -H 'Host: ethereum-mainnet.localhost' -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'`,
+      )
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+describe('bin/gateway-double.js', () => {
+  it('--help and --version exit 0', async () => {
+    const help = await runBin(['--help'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toMatch(/^Usage: gateway-double/)
+    const version = await runBin(['--version'])
+    expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' })
+  })
+
+  it('a bad flag exits 2 with one message and no stack', async () => {
+    const res = await runBin(['--port', 'eighty'])
+    expect(res.code).toBe(2)
+    expect(res.stdout).toBe('')
+    expect(res.stderr).toBe(`gateway-double: --port: expected a port number 0-65535, got "eighty"\nTry 'gateway-double --help'.\n`)
+  })
+})
