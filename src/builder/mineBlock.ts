@@ -1,0 +1,63 @@
+/**
+ * Sealing one block: the transactions are run once through `runBlock({generate: true})` on a
+ * header shell, and the real header is assembled from what that run computed. (BlockBuilder gives
+ * the same hashes but is quadratic in the number of transactions; see the v10 notes, §2 and §5.)
+ */
+import { Block, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block'
+import type { HeaderData } from '@ethereumjs/block'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { KECCAK256_RLP } from '@ethereumjs/util'
+import type { OpenChain } from './openChain.ts'
+import { runBlock } from '@ethereumjs/vm'
+import type { RunBlockResult } from '@ethereumjs/vm'
+
+/** The header fields the builder chooses; everything else follows from the parent or the run. */
+export interface BlockPlan {
+  timestamp: bigint
+  coinbase: string
+  prevRandao: Uint8Array
+  extraData: Uint8Array
+}
+
+/** The header fields of the child of `parent`, before execution. */
+export function headerShellFields(chain: OpenChain, parent: Block, plan: BlockPlan): HeaderData {
+  return {
+    parentHash: parent.hash(),
+    number: parent.header.number + 1n,
+    timestamp: plan.timestamp,
+    coinbase: plan.coinbase as `0x${string}`,
+    gasLimit: parent.header.gasLimit,
+    difficulty: 0n,
+    mixHash: plan.prevRandao,
+    extraData: plan.extraData,
+    baseFeePerGas: parent.header.calcNextBaseFee(),
+    excessBlobGas: parent.header.calcNextExcessBlobGas(chain.common),
+    // No blob transactions and no beacon chain: no blob gas, zero beacon root, no withdrawals.
+    blobGasUsed: 0n,
+    parentBeaconBlockRoot: new Uint8Array(32),
+    withdrawalsRoot: KECCAK256_RLP,
+  }
+}
+
+/** Executes `txs` on the chain's VM (which must be at the parent's state), appends the block and returns it with the run's results. */
+export async function mineBlock(chain: OpenChain, parent: Block, plan: BlockPlan, txs: TypedTransaction[]): Promise<{ block: Block; run: RunBlockResult }> {
+  const { common, vm, blockchain } = chain
+  const fields = headerShellFields(chain, parent, plan)
+  const shell = new Block(createBlockHeader(fields, { common }), txs, [], [], { common })
+  const run = await runBlock(vm, { block: shell, generate: true, skipBlockValidation: true, skipHeaderValidation: true })
+  const header = createBlockHeader(
+    {
+      ...fields,
+      stateRoot: run.stateRoot,
+      receiptTrie: run.receiptsRoot,
+      logsBloom: run.logsBloom,
+      gasUsed: run.gasUsed,
+      transactionsTrie: await genTransactionsTrieRoot(txs),
+      requestsHash: run.requestsHash,
+    },
+    { common },
+  )
+  const block = new Block(header, txs, [], [], { common })
+  await blockchain.putBlock(block)
+  return { block, run }
+}
