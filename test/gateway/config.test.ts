@@ -74,3 +74,15 @@ describe('parseConfig', () => {
     expect(() => withFixtures(config, { 'Bad Name': 'x' })).toThrow(ConfigError)
   })
 })
+
+describe('README', () => {
+  it('its configuration example is a valid config', async () => {
+    const { readFileSync } = await import('node:fs')
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    const section = readme.slice(readme.indexOf('## Configuration'))
+    const json = /```json\n([\s\S]*?)```/.exec(section)?.[1]
+    expect(json).toBeDefined()
+    const config = parseConfig(JSON.parse(json!), '/cfg')
+    expect(Object.keys(config.networks)).toEqual(['ethereum', 'hoodi'])
+  })
+})
