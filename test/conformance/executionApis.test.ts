@@ -3,10 +3,9 @@
  * hive test chain, and judged by hive's rules.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Chain } from '../../src/chain/chain.ts'
-import { loadFixture } from '../../src/chain/loadFixture.ts'
-import { execute, parseMessage } from '../../src/rpc/dispatch.ts'
-import { hasSharedFixtures, hiveComparable, HIVE_TESTS, readHiveCases } from '../support/hive.ts'
+import { hasSharedFixtures, hiveComparable, readHiveCases } from '../support/hive.ts'
+import { hiveClient } from '../support/rpcClient.ts'
+import type { RpcClient } from '../support/rpcClient.ts'
 
 const METHODS = [
   'eth_blockNumber',
@@ -18,16 +17,10 @@ const METHODS = [
 ]
 
 describe.skipIf(!hasSharedFixtures)('execution-apis conformance (hive rules)', () => {
-  let chain: Chain
+  let rpc: RpcClient
   beforeAll(async () => {
-    chain = await loadFixture(HIVE_TESTS, { name: 'hive' })
+    rpc = await hiveClient()
   })
-
-  async function send(body: string): Promise<Record<string, unknown>> {
-    const parsed = parseMessage(JSON.parse(body))
-    if (!parsed.ok) throw new Error('fixture request is invalid')
-    return JSON.parse(JSON.stringify(await execute({ chain }, parsed.request)))
-  }
 
   const cases = hasSharedFixtures ? METHODS.flatMap(readHiveCases) : []
   it('covers the 22 fixtures of the six methods', () => {
@@ -36,8 +29,8 @@ describe.skipIf(!hasSharedFixtures)('execution-apis conformance (hive rules)', (
   for (const c of cases) {
     it(`${c.method}/${c.name}`, async () => {
       for (const x of c.exchanges) {
-        const actual = await send(x.request)
-        const { expected, actual: got } = hiveComparable(JSON.parse(x.response), actual, c.speconly)
+        const actual = await rpc.post(x.request)
+        const { expected, actual: got } = hiveComparable(JSON.parse(x.response), actual as unknown as Record<string, unknown>, c.speconly)
         expect(got).toStrictEqual(expected)
       }
     })
