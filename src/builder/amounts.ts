@@ -33,8 +33,9 @@ export function parseAmount(value: unknown, loc: SourceLocation, signed = false)
     if (decimals === undefined || match === null) {
       throw loc.error(`"${value}" is not an amount: use an integer, 0x hex, or "<number> ether|gwei|wei"`)
     }
-    const [, whole = '', fraction = ''] = match
-    if (fraction.replace(/0+$/, '').length > decimals) {
+    const [, whole = '', rawFraction = ''] = match
+    const fraction = rawFraction.replace(/0+$/, '')
+    if (fraction.length > decimals) {
       throw loc.error(`"${value}" has more decimals than ${unit ?? 'an integer'} allows; it must be a whole number of wei`)
     }
     result = BigInt(whole + fraction.padEnd(decimals, '0'))

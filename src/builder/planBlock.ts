@@ -10,6 +10,7 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import { createAddressFromString } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
 import type { AddressBook } from './addressBook.ts'
+import { formatWei } from './amounts.ts'
 import type { ContractCode } from './contracts.ts'
 import { draftTransaction, signDraft } from './draftTransaction.ts'
 import type { TxDraft } from './draftTransaction.ts'
@@ -87,6 +88,8 @@ export async function planBlock(
     // and what the balance can pay for at the transaction's fee cap.
     let hi = room < TX_GAS_CAP ? room : TX_GAS_CAP
     const balance = account?.balance ?? 0n
+    // Said plainly here, because EthereumJS would report the upfront cost of a trial's gas limit.
+    if (balance < draft.value) throw cannot(`${draft.sender.name} has ${formatWei(balance)}, less than the ${formatWei(draft.value)} it sends`)
     if (draft.feeCap > 0n && balance > draft.value && (balance - draft.value) / draft.feeCap < hi) {
       hi = (balance - draft.value) / draft.feeCap
     }
@@ -94,7 +97,8 @@ export async function planBlock(
 
     let gas = draft.gas
     if (gas === undefined) {
-      const estimate = await included(() => estimateGas(scratch, block, sign, hi))
+      const noExecution = draft.to !== undefined && (await scratch.stateManager.getCode(createAddressFromString(draft.to))).length === 0
+      const estimate = await included(() => estimateGas(scratch, block, sign, hi, noExecution))
       if (estimate.first.execResult.exceptionError !== undefined && !draft.expectRevert) {
         throw cannot(`${failureReason(estimate.first)} (add "expectRevert": true if it is meant to fail)`)
       }
