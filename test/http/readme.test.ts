@@ -1,0 +1,109 @@
+/**
+ * The README stays true: its start command serves the default networks (the bin, spawned as a
+ * user would run it), and each curl example returns the output the README shows.
+ *
+ * After a deliberate fixture change, `UPDATE_README=1 npx vitest run test/http/readme.test.ts`
+ * rewrites the example outputs in README.md (compact up to 300 characters, else indented).
+ */
+import { spawn } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DEFAULT_CONFIG_PATH, loadConfigFile } from '../../src/gateway/config.ts'
+import { localhostFetch } from '../../src/http/client.ts'
+import { startServer } from '../../src/http/server.ts'
+import type { RunningServer } from '../../src/http/server.ts'
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+const UPDATE = process.env.UPDATE_README === '1'
+const BIN = fileURLToPath(new URL('../../bin/gateway-double.js', import.meta.url))
+
+function section(title: string): string {
+  const start = README.indexOf(`\n## ${title}\n`)
+  expect(start, title).toBeGreaterThan(0)
+  const end = README.indexOf('\n## ', start + 1)
+  return README.slice(start, end < 0 ? undefined : end)
+}
+
+/** `rpc '<request>'` followed by a json block holding the expected output. */
+function curlExamples(): { request: string; expected: string }[] {
+  const re = /```sh\nrpc '([^']+)'\n```\n\n```json\n([\s\S]*?)```/g
+  return [...section('curl examples').matchAll(re)].map((m) => ({ request: m[1]!, expected: m[2]! }))
+}
+
+describe('README', () => {
+  const devKey = loadConfigFile(DEFAULT_CONFIG_PATH).keys[0]!.key
+
+  it('names the default config dev key', () => {
+    expect(README).toContain(`is \`${devKey}\``)
+    expect(section('curl examples')).toContain(`KEY=${devKey}`)
+  })
+
+  describe('curl examples against the default networks', () => {
+    let server: RunningServer
+    beforeAll(async () => {
+      server = await startServer({ port: 0 })
+    })
+    afterAll(async () => {
+      await server?.close()
+    })
+
+    it.runIf(UPDATE)('rewrite the example outputs (UPDATE_README=1)', async () => {
+      let text = README
+      for (const { request, expected } of curlExamples()) {
+        const res = await localhostFetch(server.urls.ethereum!, { method: 'POST', body: request })
+        const body = await res.text()
+        const shown = body.length <= 300 ? body : JSON.stringify(JSON.parse(body), null, 2)
+        text = text.replace(`rpc '${request}'\n\`\`\`\n\n\`\`\`json\n${expected}`, `rpc '${request}'\n\`\`\`\n\n\`\`\`json\n${shown}\n`)
+      }
+      writeFileSync(new URL('../../README.md', import.meta.url), text)
+    })
+
+    it('cover the five methods', () => {
+      const methods = curlExamples().map((e) => (JSON.parse(e.request) as { method: string }).method)
+      expect(new Set(methods)).toEqual(
+        new Set(['eth_blockNumber', 'eth_getStorageAt', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getBlockReceipts', 'eth_estimateGas']),
+      )
+    })
+
+    it.skipIf(UPDATE).each(curlExamples().map((e) => [(JSON.parse(e.request) as { method: string }).method, e] as const))(
+      '%s returns what the README shows',
+      async (_method, { request, expected }) => {
+        const res = await localhostFetch(server.urls.ethereum!, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: request,
+        })
+        expect(JSON.parse(await res.text())).toEqual(JSON.parse(expected))
+      },
+    )
+  })
+
+  it('the start command serves the default networks and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, [BIN, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString()
+        if (out.includes('Press Ctrl+C to stop.')) resolve()
+      })
+      child.on('exit', () => reject(new Error(`exited before listening: ${err}`)))
+    })
+    const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]
+    expect(out).toMatch(/ethereum +1 +\d+ \(0x[0-9a-f]+\) +http:\/\/ethereum-mainnet\.localhost:\d+\/v3\//)
+    expect(out).toMatch(/polygon +137 /)
+    expect(out).toMatch(/base +8453 /)
+    for (const [name, chainId] of [['ethereum', '0x1'], ['polygon', '0x89'], ['base', '0x2105']]) {
+      const res = await localhostFetch(`http://${name}-mainnet.localhost:${port}/v3/${devKey}`, {
+        method: 'POST',
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+      })
+      expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 1, result: chainId })
+    }
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+  })
+})
