@@ -70,10 +70,10 @@ describe.runIf(hasSharedFixtures)('real chain behind the gateway', () => {
     const before = server.gateway.balance(KEY)!
     const res = await localhostFetch(server.urls.ethereum!, {
       method: 'POST',
-      body: '{"jsonrpc":"2.0","id":3,"method":"eth_getLogs","params":[{}]}',
+      body: '{"jsonrpc":"2.0","id":3,"method":"web3_sha4","params":[]}',
     })
     expect(res.status).toBe(400)
-    expect(await res.text()).toBe('{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"The method eth_getLogs does not exist/is not available"}}')
+    expect(await res.text()).toBe('{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"The method web3_sha4 does not exist/is not available"}}')
     expect(before - server.gateway.balance(KEY)!).toBe(160)
   })
 })
