@@ -4,6 +4,7 @@
  */
 import { concatBytes, hexToBytes } from '@ethereumjs/util'
 import { createContract, parseAbiItem } from 'micro-eth-signer/abi.js'
+import { DATA_RE } from '../encoding/hex.ts'
 import type { AddressBook } from './addressBook.ts'
 import { parseAmount } from './amounts.ts'
 import type { SourceLocation } from './errors.ts'
@@ -20,8 +21,6 @@ export interface AbiFunction {
   name?: string
   inputs: AbiParam[]
 }
-
-const HEX_RE = /^0x(?:[0-9a-fA-F]{2})*$/
 
 /**
  * Parses `"transfer(address,uint256)"` (the `function` keyword and parameter names are optional).
@@ -122,7 +121,7 @@ function convertValue(param: AbiParam, value: unknown, book: AddressBook, loc: S
   }
   if (/^u?int\d*$/.test(param.type)) return parseAmount(value, loc, param.type.startsWith('int'))
   if (/^bytes\d*$/.test(param.type)) {
-    if (typeof value !== 'string' || !HEX_RE.test(value)) throw loc.error(`expected 0x hex bytes for ${param.type}, got ${JSON.stringify(value)}`)
+    if (typeof value !== 'string' || !DATA_RE.test(value)) throw loc.error(`expected 0x hex bytes for ${param.type}, got ${JSON.stringify(value)}`)
     return hexToBytes(value as `0x${string}`)
   }
   throw loc.error(`unsupported ABI type ${param.type}`)

@@ -3,10 +3,10 @@
  * those names may stand where an address is expected (`to`, address arguments, access lists).
  */
 import { createAddressFromPrivateKey, hexToBytes, utf8ToBytes } from '@ethereumjs/util'
-import { keccak_256 } from '@noble/hashes/sha3.js'
+import { ADDRESS_RE } from '../encoding/hex.ts'
+import { keccak256 } from '../encoding/keccak.ts'
 import type { SourceLocation } from './errors.ts'
 
-const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/
 const KEY_RE = /^0x[0-9a-fA-F]{64}$/
 /** secp256k1 group order: a private key must be in [1, n). */
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
@@ -16,7 +16,7 @@ const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0
  * so the same name has the same address in every fixture and every run.
  */
 export function derivedKey(name: string): Uint8Array {
-  return keccak_256(utf8ToBytes(`gateway-double:${name}`))
+  return keccak256(utf8ToBytes(`gateway-double:${name}`))
 }
 
 /** Lowercase address of a private key. */

@@ -7,22 +7,21 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import type { Block } from '@ethereumjs/block'
-import { concatBytes, hexToBytes, utf8ToBytes } from '@ethereumjs/util'
-import { keccak_256 } from '@noble/hashes/sha3.js'
+import { concatBytes } from '@ethereumjs/util'
 import type { GenesisFile } from '../chain/genesis.ts'
-import { addressOfKey, derivedKey, parseAddress } from './addressBook.ts'
-import { parseAmount } from './amounts.ts'
 import { resolveContracts } from './contracts.ts'
 import { FixtureSourceError, SourceLocation } from './errors.ts'
-import { arrayAt, hexAt, objectAt, optionalInteger, requiredInteger, requiredString } from './fields.ts'
+import { arrayAt, objectAt, optionalInteger, requiredInteger } from './fields.ts'
+import { fixtureIndex } from './fixtureIndex.ts'
 import { genesisAccounts } from './genesisAccounts.ts'
 import { makeGenesisFile } from './genesisFile.ts'
 import { mineBlock } from './mineBlock.ts'
 import type { BlockPlan } from './mineBlock.ts'
 import { openChain } from './openChain.ts'
-import { planBlock } from './planBlock.ts'
+import { checkAgainstPlan, planBlock } from './planBlock.ts'
 import type { PlannedTx } from './planBlock.ts'
-import { fixtureIndex } from './fixtureIndex.ts'
+import type { BlockSource, ScenarioSource } from './scenario.ts'
+import { parseSettings, TOP_FIELDS } from './settings.ts'
 
 /** The files of a fixture chain, by file name, exactly as written to disk. */
 export interface FixtureFiles {
@@ -40,48 +39,17 @@ export interface BuiltFixture {
   blocks: Block[]
 }
 
-const TOP_FIELDS = [
-  'network', 'chainId', 'genesis', 'blockTime', 'feeRecipient', 'prevRandao', 'extraData',
-  'priorityFee', 'accounts', 'contracts', 'blocks', 'safe', 'finalized',
-] as const
-const GENESIS_FIELDS = ['timestamp', 'gasLimit', 'baseFeePerGas', 'extraData', 'coinbase', 'mixHash'] as const
-const BLOCK_FIELDS = ['timestamp', 'transactions'] as const
-
-/** Defaults for the fields every block after genesis shares (see ScenarioSource). */
-const DEFAULT_FEE_RECIPIENT = addressOfKey(derivedKey('fee-recipient'))
-const DEFAULT_PREVRANDAO = keccak_256(utf8ToBytes('gateway-double:prevRandao'))
-const DEFAULT_EXTRA_DATA = utf8ToBytes('gateway-double')
+const BLOCK_FIELDS = ['timestamp', 'transactions'] as const satisfies readonly (keyof BlockSource)[]
 
 /**
- * Builds a fixture from a parsed source object. `baseDir` is where relative contract paths
- * start; `file` names the source in error messages.
+ * Builds a fixture from a parsed source object, a {@link ScenarioSource} (checked here field by
+ * field, since it usually comes from JSON). `baseDir` is where relative contract paths start;
+ * `file` names the source in error messages. Throws {@link FixtureSourceError} for any mistake.
  */
 export async function buildFixtureFromSource(source: unknown, baseDir: string, file = join(baseDir, '<scenario>')): Promise<BuiltFixture> {
   const root = new SourceLocation(file)
   const top = objectAt(source, TOP_FIELDS, root)
-  const network = requiredString(top, 'network', root)
-  if (!/^[a-z0-9][a-z0-9-]*$/.test(network)) throw root.at('network').error('use lowercase letters, digits and dashes (it names the output folder)')
-  const chainId = requiredInteger(top, 'chainId', root)
-  if (chainId === 0) throw root.at('chainId').error('chainId must be positive')
-  const blockTime = BigInt(optionalInteger(top, 'blockTime', root) ?? 12)
-  if (blockTime === 0n) throw root.at('blockTime').error('blockTime must be positive')
-
-  const genesisLoc = root.at('genesis')
-  const g = objectAt(top.genesis, GENESIS_FIELDS, genesisLoc)
-  const genesisHeader = {
-    timestamp: BigInt(requiredInteger(g, 'timestamp', genesisLoc)),
-    gasLimit: g.gasLimit === undefined ? 36_000_000n : parseAmount(g.gasLimit, genesisLoc.at('gasLimit')),
-    baseFeePerGas: g.baseFeePerGas === undefined ? 1_000_000_000n : parseAmount(g.baseFeePerGas, genesisLoc.at('baseFeePerGas')),
-    extraData: g.extraData === undefined ? '0x' : extraDataAt(g.extraData, genesisLoc.at('extraData')),
-    coinbase: g.coinbase === undefined ? `0x${'00'.repeat(20)}` : parseAddress(g.coinbase, genesisLoc.at('coinbase')),
-    mixHash: g.mixHash === undefined ? `0x${'00'.repeat(32)}` : hexAt(g.mixHash, genesisLoc.at('mixHash'), 32),
-  }
-  const plan = {
-    coinbase: top.feeRecipient === undefined ? DEFAULT_FEE_RECIPIENT : parseAddress(top.feeRecipient, root.at('feeRecipient')),
-    prevRandao: top.prevRandao === undefined ? DEFAULT_PREVRANDAO : hexToBytes(hexAt(top.prevRandao, root.at('prevRandao'), 32) as `0x${string}`),
-    extraData: top.extraData === undefined ? DEFAULT_EXTRA_DATA : hexToBytes(extraDataAt(top.extraData, root.at('extraData')) as `0x${string}`),
-  }
-  const priorityFee = top.priorityFee === undefined ? undefined : parseAmount(top.priorityFee, root.at('priorityFee'))
+  const { network, chainId, blockTime, genesisHeader, blockFields, priorityFee } = parseSettings(top, root)
 
   const contracts = await resolveContracts(top.contracts, baseDir, root.at('contracts'))
   if (top.accounts === undefined) throw root.error('"accounts" is required')
@@ -100,18 +68,10 @@ export async function buildFixtureFromSource(source: unknown, baseDir: string, f
     if (timestamp <= parent.header.timestamp) {
       throw loc.at('timestamp').error(`timestamp ${timestamp} must be after the parent's (${parent.header.timestamp})`)
     }
-    const blockPlan: BlockPlan = { ...plan, timestamp }
+    const blockPlan: BlockPlan = { ...blockFields, timestamp }
     const txs = await planBlock({ chain, book, contracts, ...(priorityFee === undefined ? {} : { priorityFee }) }, parent, blockPlan, entry.transactions === undefined ? [] : arrayAt(entry.transactions, loc.at('transactions')), loc)
     const { block, run } = await mineBlock(chain, parent, blockPlan, txs.map((t) => t.tx))
-    // The scratch run and the real block must agree; if not, a transaction depends on something
-    // the scratch run cannot see (the block's system calls), and the fixture would mislead.
-    run.results.forEach((result, j) => {
-      const expected = txs[j]!
-      const status = result.execResult.exceptionError === undefined ? 1 : 0
-      if (status !== expected.status || result.totalGasSpent !== expected.gasUsed) {
-        throw loc.at('transactions', j).error(`behaves differently in the mined block (status ${status}, gas ${result.totalGasSpent}) than in its trial run (status ${expected.status}, gas ${expected.gasUsed})`)
-      }
-    })
+    checkAgainstPlan(txs, run, loc)
     blocks.push(block)
     planned.push(txs)
     parent = block
@@ -168,8 +128,3 @@ export function writeFixtureFiles(built: BuiltFixture, outDir: string): void {
   for (const [name, content] of Object.entries(built.files)) writeFileSync(join(outDir, name), content)
 }
 
-function extraDataAt(value: unknown, loc: SourceLocation): string {
-  const hex = hexAt(value, loc)
-  if (hex.length > 2 + 64) throw loc.error('extraData is at most 32 bytes')
-  return hex
-}

@@ -2,6 +2,7 @@
  * Shape checks for source objects. A fixture source is user input: every entry is checked for
  * unknown keys (a typo like `expectedRevert` must not be silently ignored) and field types.
  */
+import { DATA_RE } from '../encoding/hex.ts'
 import type { SourceLocation } from './errors.ts'
 
 /** The object at `loc`, after checking it has no keys besides `allowed` (and `comment`). */
@@ -52,7 +53,7 @@ export function arrayAt(value: unknown, loc: SourceLocation): unknown[] {
 
 /** `0x` hex of whole bytes, optionally of an exact length. */
 export function hexAt(value: unknown, loc: SourceLocation, bytes?: number): string {
-  const re = bytes === undefined ? /^0x(?:[0-9a-fA-F]{2})*$/ : new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`)
+  const re = bytes === undefined ? DATA_RE : new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`)
   if (typeof value !== 'string' || !re.test(value)) {
     throw loc.error(`expected 0x hex${bytes === undefined ? '' : ` of ${bytes} bytes`}, got ${JSON.stringify(value)}`)
   }

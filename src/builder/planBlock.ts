@@ -9,6 +9,7 @@ import { paramsTx } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { createAddressFromString } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
+import type { RunBlockResult } from '@ethereumjs/vm'
 import type { AddressBook } from './addressBook.ts'
 import { formatWei } from './amounts.ts'
 import type { ContractCode } from './contracts.ts'
@@ -121,6 +122,23 @@ export async function planBlock(
     planned.push({ tx, draft, status: ok ? 1 : 0, gasUsed: result.totalGasSpent, ...(createdAddress === undefined ? {} : { createdAddress }) })
   }
   return planned
+}
+
+/**
+ * The trial runs and the mined block must agree on every transaction's outcome; if not, a
+ * transaction depends on something the trial could not see (the block's system calls), and the
+ * fixture would not be what its source says.
+ */
+export function checkAgainstPlan(planned: PlannedTx[], run: RunBlockResult, loc: SourceLocation): void {
+  run.results.forEach((result, j) => {
+    const expected = planned[j]!
+    const status = result.execResult.exceptionError === undefined ? 1 : 0
+    if (status !== expected.status || result.totalGasSpent !== expected.gasUsed) {
+      throw loc.at('transactions', j).error(
+        `behaves differently in the mined block (status ${status}, gas ${result.totalGasSpent}) than in its trial run (status ${expected.status}, gas ${expected.gasUsed})`,
+      )
+    }
+  })
 }
 
 /** EthereumJS appends the VM, block and transaction to its messages; the source location says enough. */
