@@ -132,12 +132,12 @@ function convertValue(param: AbiParam, value: unknown, book: AddressBook, loc: S
  * time rather than showing up as an unexplained revert.
  */
 export function functionsOf(abi: unknown[]): AbiFunction[] {
-  return (abi as AbiFunction[]).filter((item) => item.type === 'function').map((f) => ({ ...f, inputs: f.inputs.map(stripNames) }))
+  return (abi as AbiFunction[]).filter((item) => item.type === 'function').map((f) => ({ ...f, inputs: (f.inputs ?? []).map(stripNames) }))
 }
 
 export function constructorOf(abi: unknown[]): AbiFunction | undefined {
   const ctor = (abi as AbiFunction[]).find((item) => item.type === 'constructor')
-  return ctor === undefined ? undefined : { type: 'constructor', inputs: ctor.inputs.map(stripNames) }
+  return ctor === undefined ? undefined : { type: 'constructor', inputs: (ctor.inputs ?? []).map(stripNames) }
 }
 
 /** A source's `abi` (JSON items or human-readable signatures) as JSON items. */
