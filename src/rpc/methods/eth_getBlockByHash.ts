@@ -1,0 +1,14 @@
+import { renderBlock } from '../../chain/renderBlock.ts'
+import { defineMethod } from '../method.ts'
+import { hash } from '../validators.ts'
+import { bool } from './_shared.ts'
+
+/** A block by hash, with its transactions as hashes or (second param true) in full, or null. */
+export const eth_getBlockByHash = defineMethod({
+  name: 'eth_getBlockByHash',
+  params: [hash, bool],
+  run([blockHash, full], { chain }) {
+    const record = chain.byHash(blockHash)
+    return record ? renderBlock(record, full) : null
+  },
+})

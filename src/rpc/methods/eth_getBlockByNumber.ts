@@ -1,0 +1,17 @@
+import { renderBlock } from '../../chain/renderBlock.ts'
+import { defineMethod } from '../method.ts'
+import { blockNumber } from '../validators.ts'
+import { bool } from './_shared.ts'
+
+/**
+ * A block by number or tag, with its transactions as hashes or (second param true) in full, or
+ * null past the head. `pending` is the head: transactions are mined as they arrive.
+ */
+export const eth_getBlockByNumber = defineMethod({
+  name: 'eth_getBlockByNumber',
+  params: [blockNumber, bool],
+  run([selector, full], { chain }) {
+    const record = chain.resolve(selector)
+    return record ? renderBlock(record, full) : null
+  },
+})
