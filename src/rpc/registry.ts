@@ -3,15 +3,18 @@ import type { RpcMethod } from './method.ts'
 import { eth_blockNumber } from './methods/eth_blockNumber.ts'
 import { eth_chainId } from './methods/eth_chainId.ts'
 import { eth_estimateGas } from './methods/eth_estimateGas.ts'
+import { eth_getBalance } from './methods/eth_getBalance.ts'
 import { eth_getBlockByHash } from './methods/eth_getBlockByHash.ts'
 import { eth_getBlockByNumber } from './methods/eth_getBlockByNumber.ts'
 import { eth_getBlockReceipts } from './methods/eth_getBlockReceipts.ts'
 import { eth_getBlockTransactionCountByHash } from './methods/eth_getBlockTransactionCountByHash.ts'
 import { eth_getBlockTransactionCountByNumber } from './methods/eth_getBlockTransactionCountByNumber.ts'
+import { eth_getCode } from './methods/eth_getCode.ts'
 import { eth_getStorageAt } from './methods/eth_getStorageAt.ts'
 import { eth_getTransactionByBlockHashAndIndex } from './methods/eth_getTransactionByBlockHashAndIndex.ts'
 import { eth_getTransactionByBlockNumberAndIndex } from './methods/eth_getTransactionByBlockNumberAndIndex.ts'
 import { eth_getTransactionByHash } from './methods/eth_getTransactionByHash.ts'
+import { eth_getTransactionCount } from './methods/eth_getTransactionCount.ts'
 import { eth_getTransactionReceipt } from './methods/eth_getTransactionReceipt.ts'
 import { net_version } from './methods/net_version.ts'
 
@@ -30,6 +33,9 @@ const all = [
   eth_getTransactionByHash,
   eth_getTransactionReceipt,
   eth_getTransactionByBlockHashAndIndex,
+  eth_getBalance,
+  eth_getCode,
+  eth_getTransactionCount,
 ] as RpcMethod[]
 
 export const METHODS: Readonly<Record<string, RpcMethod>> = Object.fromEntries(all.map((m) => [m.name, m]))
