@@ -1,6 +1,7 @@
 /** The method table: wire name to method. One module per method in ./methods/. */
 import type { RpcMethod } from './method.ts'
 import { eth_blockNumber } from './methods/eth_blockNumber.ts'
+import { eth_call } from './methods/eth_call.ts'
 import { eth_chainId } from './methods/eth_chainId.ts'
 import { eth_estimateGas } from './methods/eth_estimateGas.ts'
 import { eth_getBalance } from './methods/eth_getBalance.ts'
@@ -36,6 +37,7 @@ const all = [
   eth_getBalance,
   eth_getCode,
   eth_getTransactionCount,
+  eth_call,
 ] as RpcMethod[]
 
 export const METHODS: Readonly<Record<string, RpcMethod>> = Object.fromEntries(all.map((m) => [m.name, m]))

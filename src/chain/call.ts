@@ -1,0 +1,118 @@
+/**
+ * eth_call's execution, as geth's `DoCall` runs it: the call's gas is its `gas` field or, when it
+ * names none, the gas cap, and never more than the cap (`CallDefaults`); under Osaka it is also
+ * held to the 2^24 transaction cap of EIP-7825, which EthereumJS enforces on every transaction
+ * (geth lets eth_call exceed it). One execution through `CallSession`, rolled back.
+ *
+ * Failures outside the EVM come back in geth's words: the argument checks of `CallDefaults` as
+ * they are, and the checks `ApplyMessage` makes (balance, intrinsic gas, the EIP-7623 calldata
+ * floor, fee caps) as `err: <reason> (supplied gas <gas>)`, in geth's order (the balance first)
+ * and with the sender checksummed, as geth's `Address.Hex()` writes it.
+ */
+import type { Common } from '@ethereumjs/common'
+import { toChecksumAddress } from '@ethereumjs/util'
+import type { BlockRecord, Chain } from './chain.ts'
+import { CallError, CallSession } from './execution.ts'
+import type { CallArgs, ExecutionOutcome } from './execution.ts'
+
+/** EIP-7825's transaction gas cap, in force from Osaka. */
+export const MAX_TX_GAS_OSAKA = 1n << 24n
+
+const BLOB_GAS_PER_BLOB = 131072n
+
+/** A call geth refuses before or around execution; the message is geth's, complete. */
+export class CallRejected extends Error {
+  override readonly name = 'CallRejected'
+}
+
+export interface CallResult {
+  outcome: ExecutionOutcome
+  /** The gas the call ran with (geth's "supplied gas"). */
+  gas: bigint
+}
+
+/** geth's `CallDefaults` errors, which eth_call answers without the `err: ... (supplied gas)` frame. */
+const ARGUMENT_ERRORS = [/^both gasPrice and \(maxFeePerGas or maxPriorityFeePerGas\) specified/, /^chainId does not match/]
+
+export async function runCall(chain: Chain, record: BlockRecord, args: CallArgs, gasCap: bigint): Promise<CallResult> {
+  let gas = args.gas ?? gasCap
+  if (gas > gasCap) gas = gasCap
+  if (gas > MAX_TX_GAS_OSAKA && isOsakaAt(chain, record)) gas = MAX_TX_GAS_OSAKA
+  const capped: CallArgs = { ...args, gas }
+
+  let session: CallSession
+  try {
+    session = await CallSession.open(chain, record, capped)
+  } catch (err) {
+    if (!(err instanceof CallError)) throw err
+    if (ARGUMENT_ERRORS.some((re) => re.test(err.message))) throw new CallRejected(err.message)
+    throw new CallRejected(applyMessageError(err.message, gas))
+  }
+  try {
+    return { outcome: gethHalt(await session.execute(gas)), gas }
+  } catch (err) {
+    if (!(err instanceof CallError)) throw err
+    const gethOrder = err.intrinsic || err.message.startsWith('insufficient funds')
+    const reason = gethOrder ? await buyGasOrIntrinsic(chain, record, capped, session, gas, err) : err.message
+    throw new CallRejected(applyMessageError(reason, gas))
+  }
+}
+
+/** EthereumJS words a bad jump `invalid JUMP at <location>`, which the halt table misses. */
+function gethHalt(outcome: ExecutionOutcome): ExecutionOutcome {
+  return outcome.error?.startsWith('invalid JUMP') ? { ...outcome, error: 'invalid jump destination' } : outcome
+}
+
+function applyMessageError(reason: string, gas: bigint): string {
+  const checksummed = reason.replace(/address (0x[0-9a-fA-F]{40})/g, (_m, a: string) => `address ${toChecksumAddress(a)}`)
+  return `err: ${checksummed} (supplied gas ${gas})`
+}
+
+/**
+ * geth buys the gas (checks the balance) before it checks the intrinsic cost; EthereumJS does the
+ * opposite, and words its balance check with the effective price rather than the fee cap. So both
+ * failures are answered here with geth's own checks: `balance >= gas * feeCap + value (+ blob gas
+ * * blob fee cap)`, then the intrinsic cost, then (Prague) the calldata floor.
+ */
+async function buyGasOrIntrinsic(
+  chain: Chain,
+  record: BlockRecord,
+  args: CallArgs,
+  session: CallSession,
+  gas: bigint,
+  original: CallError,
+): Promise<string> {
+  const blobGas = BigInt(args.blobVersionedHashes?.length ?? 0) * BLOB_GAS_PER_BLOB
+  const want = gas * session.feeCap + (args.value ?? 0n) + blobGas * (args.maxFeePerBlobGas ?? 0n)
+  const have = await session.balance()
+  if (have < want) {
+    return `insufficient funds for gas * price + value: address ${session.from.toString()} have ${have} want ${want}`
+  }
+  if (!original.intrinsic) return original.message
+  const common = chain.common.copy()
+  common.setHardforkBy({ blockNumber: record.number, timestamp: record.timestamp })
+  const { intrinsic, floor } = intrinsicGas(common, args)
+  if (gas < intrinsic) return `intrinsic gas too low: have ${gas}, want ${intrinsic}`
+  if (floor !== undefined && gas < floor) return `insufficient gas for floor data gas cost: have ${gas}, want ${floor}`
+  return `intrinsic gas too low: have ${gas}, want ${intrinsic > (floor ?? 0n) ? intrinsic : floor}`
+}
+
+/** geth's `IntrinsicGas` and, from Prague, `FloorDataGas` (EIP-7623). */
+export function intrinsicGas(common: Common, args: CallArgs): { intrinsic: bigint; floor: bigint | undefined } {
+  const data = args.data ?? new Uint8Array()
+  const create = args.to === undefined
+  let gas = create && common.gteHardfork('homestead') ? 53000n : 21000n
+  const zeros = BigInt(data.filter((b) => b === 0).length)
+  const nonZeros = BigInt(data.length) - zeros
+  gas += nonZeros * (common.gteHardfork('istanbul') ? 16n : 68n) + zeros * 4n
+  if (create && common.isActivatedEIP(3860)) gas += ((BigInt(data.length) + 31n) / 32n) * 2n
+  for (const entry of args.accessList ?? []) gas += 2400n + BigInt(entry.storageKeys.length) * 1900n
+  gas += BigInt(args.authorizationList?.length ?? 0) * 25000n
+  const floor = common.isActivatedEIP(7623) ? 21000n + (nonZeros * 4n + zeros) * 10n : undefined
+  return { intrinsic: gas, floor }
+}
+
+export function isOsakaAt(chain: Chain, record: BlockRecord): boolean {
+  const hardfork = chain.common.getHardforkBy({ blockNumber: record.number, timestamp: record.timestamp })
+  return chain.common.hardforkGteHardfork(hardfork, 'osaka')
+}
