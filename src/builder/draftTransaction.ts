@@ -19,7 +19,6 @@ const FIELDS = [
 ] as const
 
 export interface TxDraft {
-  loc: SourceLocation
   sender: NamedAddress & { key: Uint8Array }
   type: 0 | 1 | 2
   to?: string
@@ -115,7 +114,6 @@ export function draftTransaction(value: unknown, ctx: DraftContext, loc: SourceL
   const gas = amount('gas')
   const nonce = amount('nonce')
   return {
-    loc,
     sender,
     type,
     ...(to === undefined ? {} : { to }),

@@ -9,7 +9,7 @@ import { paramsTx } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { createAddressFromString } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
-import type { RunBlockResult } from '@ethereumjs/vm'
+import type { RunBlockResult, RunTxResult } from '@ethereumjs/vm'
 import type { AddressBook } from './addressBook.ts'
 import { formatWei } from './amounts.ts'
 import type { ContractCode } from './contracts.ts'
@@ -65,12 +65,14 @@ export async function planBlock(
     const at = loc.at('transactions', i)
     const draft = draftTransaction(entry, { book, contracts: ctx.contracts, baseFee: block.header.baseFeePerGas!, ...(ctx.priorityFee === undefined ? {} : { priorityFee: ctx.priorityFee }) }, at)
     const cannot = (reason: string) => at.error(`cannot be included (${draft.summary}): ${reason}`)
+    const unexpectedFailure = (result: RunTxResult) => cannot(`${failureReason(result)} (add "expectRevert": true if it is meant to fail)`)
     // EthereumJS throws plain errors for whatever keeps a transaction out of a block; give them the entry's location.
-    const included = async <T>(step: () => T | Promise<T>): Promise<T> => {
+    const located = (e: unknown) => (e instanceof FixtureSourceError ? e : cannot(cleanMessage(e)))
+    const included = async <T>(step: () => Promise<T>): Promise<T> => {
       try {
         return await step()
       } catch (e) {
-        throw e instanceof FixtureSourceError ? e : cannot(cleanMessage(e))
+        throw located(e)
       }
     }
     const sender = createAddressFromString(draft.sender.address)
@@ -81,7 +83,7 @@ export async function planBlock(
       try {
         return signDraft(draft, gas, nonce, common)
       } catch (e) {
-        throw cannot(cleanMessage(e))
+        throw located(e)
       }
     }
 
@@ -100,9 +102,7 @@ export async function planBlock(
     if (gas === undefined) {
       const noExecution = draft.to !== undefined && (await scratch.stateManager.getCode(createAddressFromString(draft.to))).length === 0
       const estimate = await included(() => estimateGas(scratch, block, sign, hi, noExecution))
-      if (estimate.first.execResult.exceptionError !== undefined && !draft.expectRevert) {
-        throw cannot(`${failureReason(estimate.first)} (add "expectRevert": true if it is meant to fail)`)
-      }
+      if (estimate.first.execResult.exceptionError !== undefined && !draft.expectRevert) throw unexpectedFailure(estimate.first)
       gas = estimate.gas
     }
     if (gas > room) throw cannot(`gas limit ${gas} does not fit in the block (${room} of ${block.header.gasLimit} left)`)
@@ -110,7 +110,7 @@ export async function planBlock(
     const tx = sign(gas)
     const result = await included(() => runTx(scratch, { tx, block, blockGasUsed }))
     const ok = result.execResult.exceptionError === undefined
-    if (!ok && !draft.expectRevert) throw cannot(`${failureReason(result)} (add "expectRevert": true if it is meant to fail)`)
+    if (!ok && !draft.expectRevert) throw unexpectedFailure(result)
     if (ok && draft.expectRevert) throw at.error(`${draft.summary} was expected to fail ("expectRevert": true) but succeeded`)
     blockGasUsed += result.blockGasSpent
 
