@@ -11,6 +11,7 @@ import { eth_getBlockReceipts } from './methods/eth_getBlockReceipts.ts'
 import { eth_getBlockTransactionCountByHash } from './methods/eth_getBlockTransactionCountByHash.ts'
 import { eth_getBlockTransactionCountByNumber } from './methods/eth_getBlockTransactionCountByNumber.ts'
 import { eth_getCode } from './methods/eth_getCode.ts'
+import { eth_getLogs } from './methods/eth_getLogs.ts'
 import { eth_getStorageAt } from './methods/eth_getStorageAt.ts'
 import { eth_getTransactionByBlockHashAndIndex } from './methods/eth_getTransactionByBlockHashAndIndex.ts'
 import { eth_getTransactionByBlockNumberAndIndex } from './methods/eth_getTransactionByBlockNumberAndIndex.ts'
@@ -38,6 +39,7 @@ const all = [
   eth_getCode,
   eth_getTransactionCount,
   eth_call,
+  eth_getLogs,
 ] as RpcMethod[]
 
 export const METHODS: Readonly<Record<string, RpcMethod>> = Object.fromEntries(all.map((m) => [m.name, m]))
