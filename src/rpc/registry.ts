@@ -4,6 +4,8 @@ import { eth_blockNumber } from './methods/eth_blockNumber.ts'
 import { eth_call } from './methods/eth_call.ts'
 import { eth_chainId } from './methods/eth_chainId.ts'
 import { eth_estimateGas } from './methods/eth_estimateGas.ts'
+import { eth_feeHistory } from './methods/eth_feeHistory.ts'
+import { eth_gasPrice } from './methods/eth_gasPrice.ts'
 import { eth_getBalance } from './methods/eth_getBalance.ts'
 import { eth_getBlockByHash } from './methods/eth_getBlockByHash.ts'
 import { eth_getBlockByNumber } from './methods/eth_getBlockByNumber.ts'
@@ -18,6 +20,7 @@ import { eth_getTransactionByBlockNumberAndIndex } from './methods/eth_getTransa
 import { eth_getTransactionByHash } from './methods/eth_getTransactionByHash.ts'
 import { eth_getTransactionCount } from './methods/eth_getTransactionCount.ts'
 import { eth_getTransactionReceipt } from './methods/eth_getTransactionReceipt.ts'
+import { eth_maxPriorityFeePerGas } from './methods/eth_maxPriorityFeePerGas.ts'
 import { net_version } from './methods/net_version.ts'
 
 const all = [
@@ -40,6 +43,9 @@ const all = [
   eth_getTransactionCount,
   eth_call,
   eth_getLogs,
+  eth_gasPrice,
+  eth_maxPriorityFeePerGas,
+  eth_feeHistory,
 ] as RpcMethod[]
 
 export const METHODS: Readonly<Record<string, RpcMethod>> = Object.fromEntries(all.map((m) => [m.name, m]))
