@@ -21,7 +21,10 @@ import { eth_getTransactionByHash } from './methods/eth_getTransactionByHash.ts'
 import { eth_getTransactionCount } from './methods/eth_getTransactionCount.ts'
 import { eth_getTransactionReceipt } from './methods/eth_getTransactionReceipt.ts'
 import { eth_maxPriorityFeePerGas } from './methods/eth_maxPriorityFeePerGas.ts'
+import { eth_syncing } from './methods/eth_syncing.ts'
+import { net_listening } from './methods/net_listening.ts'
 import { net_version } from './methods/net_version.ts'
+import { web3_clientVersion } from './methods/web3_clientVersion.ts'
 
 const all = [
   eth_blockNumber,
@@ -46,6 +49,9 @@ const all = [
   eth_gasPrice,
   eth_maxPriorityFeePerGas,
   eth_feeHistory,
+  eth_syncing,
+  web3_clientVersion,
+  net_listening,
 ] as RpcMethod[]
 
 export const METHODS: Readonly<Record<string, RpcMethod>> = Object.fromEntries(all.map((m) => [m.name, m]))
