@@ -17,7 +17,7 @@ import { genesisAccounts } from './genesisAccounts.ts'
 import { makeGenesisFile } from './genesisFile.ts'
 import { mineBlock } from './mineBlock.ts'
 import type { BlockPlan } from './mineBlock.ts'
-import { openChain } from './openChain.ts'
+import { openGenesisChain } from '../chain/genesis.ts'
 import { checkAgainstPlan, planBlock } from './planBlock.ts'
 import type { PlannedTx } from './planBlock.ts'
 import type { BlockSource, ScenarioSource } from './scenario.ts'
@@ -55,7 +55,7 @@ export async function buildFixtureFromSource(source: unknown, baseDir: string, f
   if (top.accounts === undefined) throw root.error('"accounts" is required')
   const { book, alloc } = genesisAccounts(top.accounts, contracts, root.at('accounts'))
   const genesis = makeGenesisFile(chainId, genesisHeader, alloc)
-  const chain = await openChain(genesis, network)
+  const chain = await openGenesisChain(genesis, network, { validateBlocks: true })
 
   const blockEntries = arrayAt(top.blocks, root.at('blocks'))
   const blocks: Block[] = []

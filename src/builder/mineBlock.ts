@@ -7,7 +7,7 @@ import { Block, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/b
 import type { HeaderData } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { KECCAK256_RLP } from '@ethereumjs/util'
-import type { OpenChain } from './openChain.ts'
+import type { OpenChain } from '../chain/genesis.ts'
 import { runBlock } from '@ethereumjs/vm'
 import type { RunBlockResult } from '@ethereumjs/vm'
 

