@@ -18,8 +18,6 @@ import type { CallArgs, ExecutionOutcome } from './execution.ts'
 /** EIP-7825's transaction gas cap, in force from Osaka. */
 export const MAX_TX_GAS_OSAKA = 1n << 24n
 
-const BLOB_GAS_PER_BLOB = 131072n
-
 /** A call geth refuses before or around execution; the message is geth's, complete. */
 export class CallRejected extends Error {
   override readonly name = 'CallRejected'
@@ -49,18 +47,13 @@ export async function runCall(chain: Chain, record: BlockRecord, args: CallArgs,
     throw new CallRejected(applyMessageError(err.message, gas))
   }
   try {
-    return { outcome: gethHalt(await session.execute(gas)), gas }
+    return { outcome: await session.execute(gas), gas }
   } catch (err) {
     if (!(err instanceof CallError)) throw err
     const gethOrder = err.intrinsic || err.message.startsWith('insufficient funds')
     const reason = gethOrder ? await buyGasOrIntrinsic(chain, record, capped, session, gas, err) : err.message
     throw new CallRejected(applyMessageError(reason, gas))
   }
-}
-
-/** EthereumJS words a bad jump `invalid JUMP at <location>`, which the halt table misses. */
-function gethHalt(outcome: ExecutionOutcome): ExecutionOutcome {
-  return outcome.error?.startsWith('invalid JUMP') ? { ...outcome, error: 'invalid jump destination' } : outcome
 }
 
 function applyMessageError(reason: string, gas: bigint): string {
@@ -82,12 +75,8 @@ async function buyGasOrIntrinsic(
   gas: bigint,
   original: CallError,
 ): Promise<string> {
-  const blobGas = BigInt(args.blobVersionedHashes?.length ?? 0) * BLOB_GAS_PER_BLOB
-  const want = gas * session.feeCap + (args.value ?? 0n) + blobGas * (args.maxFeePerBlobGas ?? 0n)
-  const have = await session.balance()
-  if (have < want) {
-    return `insufficient funds for gas * price + value: address ${session.from.toString()} have ${have} want ${want}`
-  }
+  const shortfall = await session.fundsShortfall(gas)
+  if (shortfall !== undefined) return shortfall
   if (!original.intrinsic) return original.message
   const common = chain.common.copy()
   common.setHardforkBy({ blockNumber: record.number, timestamp: record.timestamp })

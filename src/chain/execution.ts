@@ -5,11 +5,11 @@
  * checks skipped, and the base fee zeroed when the call names no fee at all. Every execution
  * is rolled back: nothing touches the chain's state.
  */
-import { createBlock } from '@ethereumjs/block'
-import type { Block } from '@ethereumjs/block'
+import { Block, createBlockHeader } from '@ethereumjs/block'
+import { getOpcodesForHF } from '@ethereumjs/evm'
 import { createTx, TransactionType } from '@ethereumjs/tx'
 import type { TypedTransaction, TypedTxData } from '@ethereumjs/tx'
-import { createAddressFromString, createZeroAddress } from '@ethereumjs/util'
+import { createAddressFromString, createZeroAddress, toChecksumAddress } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
@@ -135,9 +135,7 @@ export class CallSession {
     // geth zeroes the base fee (and the blob base fee) for calls that pay nothing, so that a
     // fee-less call can run at all; BASEFEE then reads 0, as it does on geth.
     const zeroFees = feeCap === 0n && tip === 0n && baseFee !== undefined
-    const block = zeroFees
-      ? createBlock({ header: { ...header.toJSON(), baseFeePerGas: 0n } }, { common: vm.common, skipConsensusFormatValidation: true })
-      : record.block
+    const block = zeroFees ? withZeroBaseFee(record.block, vm) : record.block
     return new CallSession(vm, record, block, args, type, feeCap)
   }
 
@@ -169,17 +167,40 @@ export class CallSession {
       const halt = result.execResult.exceptionError?.error
       return {
         failed: halt !== undefined,
-        error: halt === undefined ? undefined : (GETH_HALT_NAMES[halt] ?? halt),
+        error: halt === undefined ? undefined : this.#haltName(halt, result.execResult.runState?.opCode),
         reverted: halt === 'revert',
         returnValue: result.execResult.returnValue,
         usedGas: result.totalGasSpent,
         maxUsedGas: result.totalGasSpent + result.gasRefund,
       }
     } catch (err) {
-      throw this.#gethError(err, gasLimit)
+      const error = this.#gethError(err, gasLimit)
+      if (error.message.startsWith('insufficient funds')) throw new CallError((await this.fundsShortfall(gasLimit)) ?? error.message)
+      throw error
     } finally {
       await vm.evm.journal.revert()
     }
+  }
+
+  /** geth's wording of an EVM halt. EthereumJS adds the location to a bad jump and omits the opcode. */
+  #haltName(halt: string, opcode: number | undefined): string {
+    if (halt.startsWith('invalid JUMP')) return 'invalid jump destination'
+    if (halt === 'invalid opcode') return `invalid opcode: ${opcodeName(this.#vm, opcode)}`
+    return GETH_HALT_NAMES[halt] ?? halt
+  }
+
+  /**
+   * geth's balance check (`buyGas`): `balance >= gas * feeCap + value (+ blob gas * blob fee cap)`,
+   * in its words, or undefined when the sender can pay. EthereumJS checks with the effective price
+   * and words it otherwise.
+   */
+  async fundsShortfall(gasLimit: bigint): Promise<string | undefined> {
+    const a = this.args
+    const blobGas = BigInt(a.blobVersionedHashes?.length ?? 0) * 131072n
+    const want = gasLimit * this.feeCap + (a.value ?? 0n) + blobGas * (a.maxFeePerBlobGas ?? 0n)
+    const have = await this.balance()
+    if (have >= want) return undefined
+    return `insufficient funds for gas * price + value: address ${toChecksumAddress(this.from.toString())} have ${have} want ${want}`
   }
 
   #transaction(gasLimit: bigint): TypedTransaction {
@@ -248,6 +269,24 @@ export class CallSession {
     }
     return new CallError(message.replace(/ \(block number=.*$/, '').replace(/ \(tx type=.*$/, ''))
   }
+}
+
+/**
+ * The block as a fee-less call sees it: base fee 0. The header is built as it is and the fee
+ * changed afterwards, since the constructor refuses any base fee but the initial one on the
+ * London fork block.
+ */
+function withZeroBaseFee(block: Block, vm: VM): Block {
+  const header = createBlockHeader(block.header.toJSON(), { common: vm.common, freeze: false, skipConsensusFormatValidation: true })
+  ;(header as { baseFeePerGas?: bigint }).baseFeePerGas = 0n
+  return new Block(header, [], [], block.withdrawals, { common: vm.common })
+}
+
+/** geth's name of the halting opcode (`core/vm/opcodes.go`): `INVALID`, or `opcode 0xc not defined`. */
+function opcodeName(vm: VM, opcode: number | undefined): string {
+  if (opcode === undefined) return 'INVALID'
+  const known = getOpcodesForHF(vm.common).opcodes.get(opcode)
+  return known ? known.name : `opcode 0x${opcode.toString(16)} not defined`
 }
 
 /** The transaction type geth would execute the call as. */

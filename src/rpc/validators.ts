@@ -135,3 +135,11 @@ export function decodeStorageKey(text: string): Uint8Array {
 export const string: Param<string> = {
   parse: (v) => requireString(v, 'string'),
 }
+
+/** A JSON boolean, as Go's `bool` decodes it. */
+export const bool: Param<boolean> = {
+  parse(v) {
+    if (typeof v !== 'boolean') throw new ArgumentError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type bool`)
+    return v
+  },
+}

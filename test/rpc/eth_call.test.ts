@@ -73,6 +73,11 @@ describe.skipIf(!hasSharedFixtures)('eth_call', () => {
       const res = await call({ input: '0x600056' })
       expect(res.error).toEqual({ code: -32000, message: 'invalid jump destination' })
     })
+
+    it('invalid opcode, named as geth names it', async () => {
+      expect((await call({ input: '0xfe' })).error).toEqual({ code: -32000, message: 'invalid opcode: INVALID' })
+      expect((await call({ input: '0x0c' })).error).toEqual({ code: -32000, message: 'invalid opcode: opcode 0xc not defined' })
+    })
   })
 
   describe('refused before execution: geth’s ApplyMessage wording', () => {
@@ -151,6 +156,11 @@ describe.skipIf(!hasSharedFixtures)('eth_call', () => {
       expect((await call({ to: CALLENV }, { blockHash: hash })).result).toBe(res.result)
       // before London (Istanbul rules): callme needs SHR, from Constantinople (0xc)
       expect((await call({ to: CALLME, input: '0xff01' }, '0x12')).result).toBe('0xffee')
+    })
+
+    it('runs a fee-less call on the London fork block, whose base fee it zeroes', async () => {
+      expect((await call({ to: CALLME, input: '0xff01' }, '0x1b')).result).toBe('0xffee')
+      expect((await rpc.call('eth_estimateGas', [{ to: CALLME, input: '0xff01' }, '0x1b'])).result).toMatch(/^0x[0-9a-f]+$/)
     })
 
     it('answers geth’s errors for a block it does not have', async () => {

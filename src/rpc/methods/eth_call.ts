@@ -8,7 +8,7 @@ import { optional } from '../params.ts'
 import type { Param } from '../params.ts'
 import { blockNumberOrHash } from '../validators.ts'
 import { GAS_CAP_MULTIPLIER } from './eth_estimateGas.ts'
-import { LATEST, stateRecord } from './_shared.ts'
+import { LATEST, stateRecord } from '../blocks.ts'
 
 /**
  * geth's third and fourth eth_call params (state and block overrides). The double cannot apply

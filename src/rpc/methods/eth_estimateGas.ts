@@ -3,7 +3,7 @@ import { estimateGas, EstimateRevert } from '../../chain/estimateGas.ts'
 import { CallError } from '../../chain/execution.ts'
 import { toData, toQuantity } from '../../encoding/hex.ts'
 import { revertMessage } from '../../encoding/revert.ts'
-import { HeaderNotFoundError } from '../blocks.ts'
+import { LATEST, stateRecord } from '../blocks.ts'
 import { callObject } from '../callObject.ts'
 import { ExecutionRevertedError, ServerError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
@@ -12,8 +12,6 @@ import { blockNumberOrHash } from '../validators.ts'
 
 /** The hosted service caps `gas` of eth_estimateGas and eth_call at 10x the current block gas limit. */
 export const GAS_CAP_MULTIPLIER = 10n
-
-const LATEST: BlockSelector = { kind: 'tag', tag: 'latest' }
 
 /**
  * The lowest gas limit (within geth's 1.5%) at which the call succeeds, found by executing it
@@ -25,8 +23,7 @@ export const eth_estimateGas = defineMethod({
   params: [callObject, optional(blockNumberOrHash, LATEST)],
   async run([args, selector], { chain }) {
     const resolved: BlockSelector = selector.kind === 'tag' && selector.tag === 'safe' ? { kind: 'tag', tag: 'finalized' } : selector
-    const record = chain.resolve(resolved)
-    if (!record) throw new HeaderNotFoundError()
+    const record = stateRecord(chain, resolved)
     try {
       const { gas } = await estimateGas(chain, record, args, {
         gasCap: chain.head.block.header.gasLimit * GAS_CAP_MULTIPLIER,

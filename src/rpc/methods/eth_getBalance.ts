@@ -3,7 +3,7 @@ import { toQuantity } from '../../encoding/hex.ts'
 import { defineMethod } from '../method.ts'
 import { optional } from '../params.ts'
 import { address, blockNumberOrHash } from '../validators.ts'
-import { LATEST, stateRecord } from './_shared.ts'
+import { LATEST, stateRecord } from '../blocks.ts'
 
 /** The balance in wei of an account at a block (default `latest`); an unknown account has 0. */
 export const eth_getBalance = defineMethod({

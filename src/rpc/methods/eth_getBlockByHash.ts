@@ -1,7 +1,6 @@
 import { renderBlock } from '../../chain/renderBlock.ts'
 import { defineMethod } from '../method.ts'
-import { hash } from '../validators.ts'
-import { bool } from './_shared.ts'
+import { hash, bool } from '../validators.ts'
 
 /** A block by hash, with its transactions as hashes or (second param true) in full, or null. */
 export const eth_getBlockByHash = defineMethod({

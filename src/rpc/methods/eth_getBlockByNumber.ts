@@ -1,7 +1,6 @@
 import { renderBlock } from '../../chain/renderBlock.ts'
 import { defineMethod } from '../method.ts'
-import { blockNumber } from '../validators.ts'
-import { bool } from './_shared.ts'
+import { blockNumber, bool } from '../validators.ts'
 
 /**
  * A block by number or tag, with its transactions as hashes or (second param true) in full, or

@@ -3,7 +3,7 @@ import { toData } from '../../encoding/hex.ts'
 import { defineMethod } from '../method.ts'
 import { optional } from '../params.ts'
 import { address, blockNumberOrHash } from '../validators.ts'
-import { LATEST, stateRecord } from './_shared.ts'
+import { LATEST, stateRecord } from '../blocks.ts'
 
 /**
  * The code of an account at a block (default `latest`): `0x` for an account without code, and

@@ -1,6 +1,6 @@
 import { createAddressFromString, setLengthLeft } from '@ethereumjs/util'
 import { toData } from '../../encoding/hex.ts'
-import { HeaderNotFoundError } from '../blocks.ts'
+import { LATEST, stateRecord } from '../blocks.ts'
 import { defineMethod } from '../method.ts'
 import { optional } from '../params.ts'
 import { address, blockNumberOrHash, decodeStorageKey, string } from '../validators.ts'
@@ -11,12 +11,10 @@ import { address, blockNumberOrHash, decodeStorageKey, string } from '../validat
  */
 export const eth_getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
-  params: [address, string, optional(blockNumberOrHash, { kind: 'tag', tag: 'latest' } as const)],
+  params: [address, string, optional(blockNumberOrHash, LATEST)],
   async run([owner, slotText, selector], { chain }) {
     const slot = decodeStorageKey(slotText)
-    const record = chain.resolve(selector)
-    if (!record) throw new HeaderNotFoundError()
-    const state = await chain.stateAt(record)
+    const state = await chain.stateAt(stateRecord(chain, selector))
     const value = await state.getStorage(createAddressFromString(owner), slot)
     return toData(setLengthLeft(value, 32))
   },
