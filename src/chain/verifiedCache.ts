@@ -1,0 +1,101 @@
+/**
+ * "Verify once, then start from what was verified": after a fixture chain has been replayed and
+ * every block checked, what the replay produced (the state database, which holds every block's
+ * state, and the rendered transactions and receipts) is saved, keyed by a hash of everything the
+ * result depends on: the fixture's genesis.json and chain.rlp, this project's chain and encoding
+ * code, and the EthereumJS VM version. A later load of the same inputs with the same code reads it
+ * back instead of re-executing the chain; any change to either is a different key, so a cache can
+ * never answer for other inputs or older code. Files are written atomically (temp file + rename),
+ * so concurrent loads (test workers) are safe.
+ */
+import { createHash } from 'node:crypto'
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import type { ReceiptJson, TransactionJson } from './render.ts'
+
+const FORMAT = 1
+
+/** Where caches live unless told otherwise: the project's node_modules/.cache, as other tools do. */
+export const DEFAULT_CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/.cache/gateway-double')
+
+export interface CachedRecord {
+  transactions: TransactionJson[]
+  receipts: ReceiptJson[]
+}
+
+export interface CachedChain {
+  /** Per block after genesis, in order. */
+  records: CachedRecord[]
+  /** The state database: hex key to bytes (or, as EthereumJS stores some, a string). */
+  entries: [string, Uint8Array | string][]
+}
+
+interface CacheFile {
+  format: number
+  records: CachedRecord[]
+  entries: [string, string | { s: string }][]
+}
+
+let codeHash: string | undefined
+
+/** A hash of the code a cached result depends on: every module of src/chain and src/encoding. */
+function ownCodeHash(): string {
+  if (codeHash) return codeHash
+  const hash = createHash('sha256')
+  const here = dirname(fileURLToPath(import.meta.url))
+  for (const dir of [here, join(here, '../encoding')]) {
+    for (const file of readdirSync(dir).sort()) {
+      if (/\.(ts|js)$/.test(file)) hash.update(file).update(readFileSync(join(dir, file)))
+    }
+  }
+  hash.update(`@ethereumjs/vm@${packageVersion('@ethereumjs/vm')}`)
+  codeHash = hash.digest('hex')
+  return codeHash
+}
+
+/** A dependency's version, from its package.json (which its `exports` do not expose to imports). */
+function packageVersion(pkg: string): string {
+  const entry = createRequire(import.meta.url).resolve(pkg)
+  const root = entry.slice(0, entry.lastIndexOf(`/node_modules/${pkg}/`) + `/node_modules/${pkg}/`.length)
+  return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version
+}
+
+export function cacheKey(inputs: readonly Uint8Array[]): string {
+  const hash = createHash('sha256').update(`format ${FORMAT}\n`).update(ownCodeHash())
+  for (const input of inputs) hash.update(String(input.length)).update(input)
+  return hash.digest('hex').slice(0, 32)
+}
+
+export function readCache(dir: string, key: string): CachedChain | undefined {
+  let file: CacheFile
+  try {
+    file = JSON.parse(readFileSync(join(dir, `${key}.json`), 'utf8')) as CacheFile
+  } catch {
+    return undefined
+  }
+  if (file.format !== FORMAT) return undefined
+  return {
+    records: file.records,
+    entries: file.entries.map(([k, v]) => [k, typeof v === 'string' ? hexToBytes(v as `0x${string}`) : v.s]),
+  }
+}
+
+/** Saves a verified chain; a cache that cannot be written (read-only disk) only costs speed. */
+export function writeCache(dir: string, key: string, chain: CachedChain): void {
+  const file: CacheFile = {
+    format: FORMAT,
+    records: chain.records,
+    entries: chain.entries.map(([k, v]) => [k, typeof v === 'string' ? { s: v } : bytesToHex(v)]),
+  }
+  try {
+    mkdirSync(dir, { recursive: true })
+    const temp = join(dir, `${key}.${process.pid}.${Date.now()}.tmp`)
+    writeFileSync(temp, JSON.stringify(file))
+    renameSync(temp, join(dir, `${key}.json`))
+  } catch {
+    // Best effort: the chain is loaded either way.
+  }
+}
