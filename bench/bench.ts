@@ -1,0 +1,612 @@
+/**
+ * `npm run bench`: gateway-double against Anvil on the same chain (issue 6).
+ *
+ * 1. Builds `fixtures/bench/` from `fixtures/sources/bench/bench.scenario.json` if it is missing
+ *    (or with `--rebuild`): the Token, 40 funded senders, a head block of 200 token transfers.
+ * 2. Starts gateway-double serving it as network `bench` (a child process running `startServer`,
+ *    called as a user would: `POST /v3/<key>`, `Host: bench-mainnet.localhost`) and Anvil from the
+ *    npm package with the fixture's genesis, replays the fixture's signed transactions onto Anvil
+ *    block by block, and checks that the two servers agree (receipts, storage, balances, nonces).
+ * 3. For each measured call, drives each server in turn (A, B, A, B... for `--rounds` rounds of
+ *    `--duration` seconds, `--concurrency` requests in flight) from this process, and pools the
+ *    rounds into req/s, p50 and p99.
+ * 4. Reads both servers' resident memory after the load, checks gateway-double's credit ledger
+ *    against the calls it answered, then measures cold start to a first answer.
+ * 5. Prints one table (and `--json <file>` writes it).
+ *
+ * Everything listens on 127.0.0.1; every child process is stopped at the end, on error too.
+ */
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { methodCost } from '../src/gateway/credits.ts'
+import { anvilBinary, anvilChainArgs, anvilEndpoint, anvilVersion, replayOnAnvil, spawnAnvil } from './anvil.ts'
+import { coldStart, median } from './coldStart.ts'
+import { BENCH_FIXTURE, BENCH_NETWORK, ROOT, benchFixtureExists, buildBenchFixture, readFixtureBlocks, readFixtureIndex, readGenesis } from './fixture.ts'
+import type { FromServer, ToServer } from './gatewayServer.ts'
+import { runLoad } from './load.ts'
+import type { LoadResult } from './load.ts'
+import type { Endpoint, TrackedChild } from './processes.ts'
+import { LOOPBACK, closeControlConnections, freePort, residentMemory, spawnTracked, stopAll } from './processes.ts'
+import { formatTable } from './report.ts'
+import type { ColdStartRow, MemoryRow, ReferenceRow, Row, ServerStats, Target, ThroughputRow } from './report.ts'
+import { RpcClient } from './rpc.ts'
+import type { Mismatch, Verification } from './verify.ts'
+import { LOG_FIELDS, RECEIPT_FIELDS, TX_FIELDS, balanceSlot, diffFields, verifyAgreement } from './verify.ts'
+
+const USAGE = `Usage: npm run bench -- [options]
+
+gateway-double against Anvil (@foundry-rs/anvil-linux-amd64) on the bench chain (fixtures/bench):
+throughput and p50/p99 latency per method, cold start, resident memory, credit ledger exactness.
+
+Options:
+  --duration <s>      seconds per measured run (default 3)
+  --concurrency <n>   requests in flight, one per keep-alive connection (default 8)
+  --rounds <n>        rounds per row; each round runs gateway-double then Anvil (default 3)
+  --warmup <s>        seconds of warm-up per server and row, not measured (default 0.5)
+  --cold-runs <n>     cold starts per server, the median is reported (default 3)
+  --json <file>       also write the results as JSON
+  --rebuild           rebuild fixtures/bench from its source first
+  -h, --help          print this help
+`
+
+/** The dev key of config/default.json: the cold-start servers use it. */
+const DEV_KEY = 'deadbeefdeadbeefdeadbeefdeadbeef'
+/** The bench's own key, with a balance the load cannot exhaust. */
+const BENCH_KEY = 'bec4bec4bec4bec4bec4bec4bec4bec4'
+const BENCH_DAILY_CREDITS = 1_000_000_000_000_000
+const HIVE_FIXTURE = resolve(ROOT, '../shared/conformance/execution-apis/tests')
+
+interface Options {
+  durationMs: number
+  concurrency: number
+  rounds: number
+  warmupMs: number
+  coldRuns: number
+  json: string | undefined
+  rebuild: boolean
+}
+
+function parseOptions(argv: string[]): Options | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      duration: { type: 'string' },
+      concurrency: { type: 'string' },
+      rounds: { type: 'string' },
+      warmup: { type: 'string' },
+      'cold-runs': { type: 'string' },
+      json: { type: 'string' },
+      rebuild: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  if (values.help) {
+    process.stdout.write(USAGE)
+    return undefined
+  }
+  const num = (v: string | undefined, name: string, dflt: number, { integer = false, min = 0, max = Infinity } = {}) => {
+    if (v === undefined) return dflt
+    const n = Number(v)
+    if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
+      throw new Error(`--${name}: expected ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${JSON.stringify(v)}`)
+    }
+    return n
+  }
+  return {
+    durationMs: num(values.duration, 'duration', 3, { min: 0.1, max: 600 }) * 1000,
+    concurrency: num(values.concurrency, 'concurrency', 8, { integer: true, min: 1, max: 1024 }),
+    rounds: num(values.rounds, 'rounds', 3, { integer: true, min: 1, max: 100 }),
+    warmupMs: num(values.warmup, 'warmup', 0.5, { min: 0, max: 60 }) * 1000,
+    coldRuns: num(values['cold-runs'], 'cold-runs', 3, { integer: true, min: 0, max: 50 }),
+    json: values.json === undefined ? undefined : resolve(process.env.INIT_CWD ?? process.cwd(), values.json),
+    rebuild: values.rebuild ?? false,
+  }
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`)
+const hex = (n: number | bigint) => `0x${n.toString(16)}`
+const pad32 = (h: string) => h.replace(/^0x/, '').padStart(64, '0')
+const transferData = (to: string, amount: bigint) => `0xa9059cbb${pad32(to)}${pad32(amount.toString(16))}`
+
+/** Credits gateway-double should have charged: every call it answered with HTTP 200, at its method's price. */
+class CreditTally {
+  spent = 0
+  calls = 0
+  refused: Record<number, number> = {}
+  add(method: string, status: number, count = 1): void {
+    if (count === 0) return
+    if (status === 200) {
+      this.spent += methodCost(method) * count
+      this.calls += count
+    } else {
+      this.refused[status] = (this.refused[status] ?? 0) + count
+    }
+  }
+}
+
+/** The gateway-double child: started, asked for balances over IPC. */
+class GatewayChild {
+  private constructor(
+    readonly process: TrackedChild,
+    readonly port: number,
+    readonly loadMs: number,
+  ) {}
+
+  static async start(configPath: string, timeoutMs = 180_000): Promise<GatewayChild> {
+    const child = spawnTracked(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/gatewayServer.ts'), configPath], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    })
+    const ready = await new Promise<FromServer>((resolveReady, reject) => {
+      const timer = setTimeout(() => reject(new Error(`gateway-double: not ready within ${timeoutMs} ms`)), timeoutMs)
+      child.child.once('message', (m: FromServer) => {
+        clearTimeout(timer)
+        resolveReady(m)
+      })
+      void child.exited.then(({ code, signal }) => {
+        clearTimeout(timer)
+        reject(new Error(`gateway-double exited (${code ?? signal}) before it was ready:\n${child.output().slice(-3000)}`))
+      })
+    })
+    if (ready.type !== 'ready') throw new Error(`gateway-double failed to start: ${ready.type === 'failed' ? ready.message : JSON.stringify(ready)}`)
+    return new GatewayChild(child, ready.port, ready.loadMs)
+  }
+
+  balance(key: string, timeoutMs = 10_000): Promise<{ balance: number | undefined; utcDay: number }> {
+    return new Promise((resolveBalance, reject) => {
+      const timer = setTimeout(() => reject(new Error('gateway-double: no balance answer over IPC')), timeoutMs)
+      const onMessage = (m: FromServer) => {
+        if (m.type !== 'balance' || m.key !== key) return
+        clearTimeout(timer)
+        this.process.child.off('message', onMessage)
+        resolveBalance({ balance: m.balance, utcDay: m.utcDay })
+      }
+      this.process.child.on('message', onMessage)
+      this.process.child.send({ type: 'balance', key } satisfies ToServer)
+    })
+  }
+}
+
+interface RowSpec {
+  id: string
+  label: string
+  method: string
+  target: Target
+  /** Params of request i; `fixed` rows send one identical body. */
+  params: (i: number) => unknown[]
+  fixed: boolean
+  /** Compares one answer of each server; differences are reported, not fatal. */
+  compare: (gd: unknown, anvil: unknown) => Mismatch[]
+}
+
+/**
+ * Estimates may differ within geth's tolerance: geth's estimator (which gateway-double follows)
+ * stops its binary search once within 1.5% of the lowest limit known to fail; Anvil's searches further.
+ */
+function compareEstimates(what: string, a: unknown, b: unknown): Mismatch[] {
+  if (a === b) return []
+  const x = Number(BigInt(String(a)))
+  const y = Number(BigInt(String(b)))
+  const off = Math.abs(x - y) / Math.max(x, y)
+  if (off <= 0.015) {
+    return [{ what, gatewayDouble: `${a} (${x})`, anvil: `${b} (${y})`, expected: `${(off * 100).toFixed(2)}% apart: geth's estimator stops within 1.5%` }]
+  }
+  return [{ what, gatewayDouble: a, anvil: b }]
+}
+
+const minRatio = (value: number): Target => ({ kind: 'min-ratio', value, text: `>= ${value}x` })
+
+function pool(results: LoadResult[]): ServerStats {
+  const answered = results.reduce((n, r) => n + r.answered, 0)
+  const seconds = results.reduce((n, r) => n + r.seconds, 0)
+  const total = results.reduce((n, r) => n + r.latencies.length, 0)
+  const all = new Float64Array(total)
+  let at = 0
+  for (const r of results) {
+    all.set(r.latencies, at)
+    at += r.latencies.length
+  }
+  all.sort()
+  const pct = (p: number) => (all.length === 0 ? Number.NaN : all[Math.min(all.length, Math.max(1, Math.ceil((p / 100) * all.length))) - 1]!)
+  const statuses: Record<number, number> = {}
+  for (const r of results) for (const [s, n] of Object.entries(r.statuses)) statuses[Number(s)] = (statuses[Number(s)] ?? 0) + n
+  const firstErrorBody = results.find((r) => r.firstErrorBody !== undefined)?.firstErrorBody ?? results.find((r) => r.failureMessage)?.failureMessage
+  return {
+    reqPerSec: answered / seconds,
+    p50Ms: pct(50),
+    p99Ms: pct(99),
+    answered,
+    ok: results.reduce((n, r) => n + r.ok, 0),
+    rpcErrors: results.reduce((n, r) => n + r.rpcErrors, 0),
+    failures: results.reduce((n, r) => n + r.failures, 0),
+    statuses,
+    rounds: results.map((r) => r.reqPerSec),
+    ...(firstErrorBody === undefined ? {} : { firstErrorBody }),
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const opts = parseOptions(argv)
+  if (opts === undefined) return 0
+  const startedAt = new Date()
+  const t0 = performance.now()
+  anvilBinary() // fails early, with a clear message, where Anvil cannot run
+  const tmp = mkdtempSync(join(tmpdir(), 'gateway-double-bench-'))
+  const tally = new CreditTally()
+  try {
+    // 1. The chain.
+    if (opts.rebuild || !benchFixtureExists()) {
+      log(`building ${BENCH_FIXTURE} from its source...`)
+      const built = await buildBenchFixture()
+      log(`  ${built.txs.length} blocks (${built.txs.join(', ')} transactions) in ${Math.round(built.ms)} ms`)
+    }
+    const blocks = readFixtureBlocks()
+    const index = readFixtureIndex()
+    const genesis = readGenesis()
+    const head = blocks.length
+    const headBlock = blocks[head - 1]!
+    const token = index.contracts.find((c) => c.name === 'token')?.address
+    if (token === undefined) throw new Error('fixtures/bench/accounts.json names no "token"')
+    const senders = index.accounts.filter((a) => /^s\d+$/.test(a.name)).map((a) => a.address)
+    const alice = index.accounts.find((a) => a.name === 'alice')!.address
+    // Everyone the head block's token transfers paid (transfer(address,uint256) calldata).
+    const recipients = [
+      ...new Set(headBlock.calls.filter((c) => c.to === token && c.data.startsWith('0xa9059cbb')).map((c) => `0x${c.data.slice(34, 74)}`)),
+    ]
+    log(`bench chain: chain id ${genesis.config.chainId}, ${head} blocks, head block ${head} with ${headBlock.rawTransactions.length} transactions, token ${token}, ${senders.length} senders`)
+
+    // 2. The two servers.
+    const config = {
+      serviceHost: 'localhost',
+      networks: { [BENCH_NETWORK]: { fixture: BENCH_FIXTURE } },
+      keys: [{ key: BENCH_KEY, networks: [BENCH_NETWORK], dailyCredits: BENCH_DAILY_CREDITS }],
+    }
+    const configPath = join(tmp, 'bench.config.json')
+    writeFileSync(configPath, JSON.stringify(config, null, 2))
+    const anvilPort = await freePort()
+    const genesisPath = join(BENCH_FIXTURE, 'genesis.json')
+    log(`starting gateway-double (bench fixture) and ${anvilVersion()} on 127.0.0.1...`)
+    const anvilProcess = spawnAnvil(anvilChainArgs(anvilPort, genesisPath, BigInt(genesis.gasLimit)))
+    const gdChild = await GatewayChild.start(configPath)
+    const gdEndpoint: Endpoint = { name: 'gateway-double', port: gdChild.port, path: `/v3/${BENCH_KEY}`, host: `${BENCH_NETWORK}-mainnet.localhost` }
+    const anvilEp = anvilEndpoint(anvilPort)
+    const gd = new RpcClient(gdEndpoint, (method, status) => tally.add(method, status))
+    const anvil = new RpcClient(anvilEp)
+    log(`  gateway-double loaded the bench chain in ${Math.round(gdChild.loadMs)} ms (port ${gdChild.port}, pid ${gdChild.process.pid})`)
+    await waitForAnswer(anvil, anvilProcess)
+    const replay = await replayOnAnvil(anvil, blocks)
+    log(`  replayed ${blocks.reduce((n, b) => n + b.rawTransactions.length, 0)} signed transactions onto Anvil in ${head} blocks in ${Math.round(replay.ms)} ms (port ${anvilPort}, pid ${anvilProcess.pid})`)
+
+    // 3. Do they serve the same chain?
+    const verification: Verification = await verifyAgreement(gd, anvil, {
+      head,
+      token,
+      holders: [alice, ...senders, ...recipients],
+      accounts: [alice, ...senders, headBlock.coinbase],
+    })
+    printVerification(verification)
+
+    // 4. The load.
+    const s0 = senders[0]!
+    const s1 = senders[1]!
+    let distinctNext = 0
+    const specs: RowSpec[] = [
+      { id: 'eth_blockNumber', label: 'eth_blockNumber', method: 'eth_blockNumber', target: minRatio(0.7), fixed: true, params: () => [], compare: (a, b) => (a === b ? [] : [{ what: 'eth_blockNumber', gatewayDouble: a, anvil: b }]) },
+      {
+        id: 'eth_getStorageAt', label: 'eth_getStorageAt (token balance slot)', method: 'eth_getStorageAt', target: minRatio(0.7), fixed: true,
+        params: () => [token, balanceSlot(s0), 'latest'],
+        compare: (a, b) => (String(a).toLowerCase() === String(b).toLowerCase() ? [] : [{ what: 'eth_getStorageAt', gatewayDouble: a, anvil: b }]),
+      },
+      {
+        id: 'eth_getTransactionByBlockNumberAndIndex', label: `eth_getTransactionByBlockNumberAndIndex (block ${head}, index i % ${headBlock.rawTransactions.length})`,
+        method: 'eth_getTransactionByBlockNumberAndIndex', target: minRatio(2), fixed: false,
+        params: (i) => [hex(head), hex(i % headBlock.rawTransactions.length)],
+        compare: (a, b) => diffFields('transaction', a as Record<string, unknown>, b as Record<string, unknown>, TX_FIELDS),
+      },
+      {
+        id: 'eth_getBlockReceipts', label: `eth_getBlockReceipts (${headBlock.rawTransactions.length}-transaction block)`, method: 'eth_getBlockReceipts', target: minRatio(10), fixed: true,
+        params: () => [hex(head)],
+        compare: (a, b) => {
+          const x = a as Record<string, unknown>[]
+          const y = b as Record<string, unknown>[]
+          if (x.length !== y.length) return [{ what: 'receipts', gatewayDouble: x.length, anvil: y.length }]
+          return x.flatMap((r, i) => diffFields(`receipt ${i}`, r, y[i], RECEIPT_FIELDS, { logs: LOG_FIELDS }))
+        },
+      },
+      {
+        id: 'eth_estimateGas.repeated', label: 'eth_estimateGas, ERC-20 transfer, repeated', method: 'eth_estimateGas', target: minRatio(1), fixed: true,
+        params: () => [{ from: s0, to: token, data: transferData(s1, 10n ** 18n) }],
+        compare: (a, b) => compareEstimates('eth_estimateGas (repeated body)', a, b),
+      },
+      {
+        id: 'eth_estimateGas.distinct', label: 'eth_estimateGas, ERC-20 transfer, distinct', method: 'eth_estimateGas', target: minRatio(0.25), fixed: false,
+        // A new recipient and amount for every request, never repeated within the bench.
+        params: () => {
+          const n = distinctNext++
+          return [{ from: senders[n % senders.length]!, to: token, data: transferData(`0xcafe${n.toString(16).padStart(36, '0')}`, BigInt((n % 1000) + 1) * 10n ** 15n) }]
+        },
+        compare: (a, b) => compareEstimates('eth_estimateGas (distinct body)', a, b),
+      },
+    ]
+
+    const rows: Row[] = []
+    const answerMismatches: Mismatch[] = []
+    const loadOpts = { durationMs: opts.durationMs, concurrency: opts.concurrency }
+    for (const spec of specs) {
+      const body = (params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: spec.method, params })
+      const fixedBody = spec.fixed ? body(spec.params(0)) : undefined
+      const bodyAt = fixedBody !== undefined ? () => fixedBody : (i: number) => body(spec.params(i))
+      // One answer of each, compared.
+      const sampleParams = spec.params(7)
+      const [a, b] = await Promise.all([gd.call(spec.method, sampleParams), anvil.call(spec.method, sampleParams)])
+      const diffs = spec.compare(a, b)
+      answerMismatches.push(...diffs.map((d) => ({ ...d, what: `${spec.id}: ${d.what}` })))
+      const runOn = async (endpoint: Endpoint, durationMs: number) => {
+        const result = await runLoad(endpoint, bodyAt, { ...loadOpts, durationMs })
+        if (endpoint === gdEndpoint) for (const [status, n] of Object.entries(result.statuses)) tally.add(spec.method, Number(status), n)
+        return result
+      }
+      if (opts.warmupMs > 0) {
+        await runOn(gdEndpoint, opts.warmupMs)
+        await runOn(anvilEp, opts.warmupMs)
+      }
+      const gdRuns: LoadResult[] = []
+      const anvilRuns: LoadResult[] = []
+      for (let round = 1; round <= opts.rounds; round++) {
+        const x = await runOn(gdEndpoint, opts.durationMs)
+        gdRuns.push(x)
+        const y = await runOn(anvilEp, opts.durationMs)
+        anvilRuns.push(y)
+        log(`  ${spec.id} round ${round}/${opts.rounds}: gateway-double ${Math.round(x.reqPerSec)} req/s, anvil ${Math.round(y.reqPerSec)} req/s`)
+      }
+      const g = pool(gdRuns)
+      const v = pool(anvilRuns)
+      for (const [name, s] of [['gateway-double', g], ['anvil', v]] as const) {
+        if (s.failures > 0 || s.ok < s.answered) {
+          log(`  ! ${spec.id} on ${name}: ${s.answered - s.ok} answers not ok, ${s.failures} failures; first: ${s.firstErrorBody ?? '?'}`)
+        }
+      }
+      const ratio = g.reqPerSec / v.reqPerSec
+      rows.push({ kind: 'throughput', id: spec.id, label: spec.label, gatewayDouble: g, anvil: v, ratio, target: spec.target, met: ratio >= spec.target.value } satisfies ThroughputRow)
+    }
+    const unexpected = answerMismatches.filter((m) => m.expected === undefined)
+    for (const m of answerMismatches.filter((m) => m.expected !== undefined)) {
+      log(`answers differ as expected: ${m.what}: gateway-double ${String(m.gatewayDouble)}, anvil ${String(m.anvil)} (${m.expected})`)
+    }
+    if (unexpected.length > 0) {
+      log(`ANSWERS THAT DIFFER between the servers (${unexpected.length}):`)
+      for (const m of unexpected.slice(0, 20)) log(`  ${m.what}: gateway-double ${JSON.stringify(m.gatewayDouble)}, anvil ${JSON.stringify(m.anvil)}`)
+    } else {
+      log('otherwise the measured calls answer the same on both servers (one sample of each compared)')
+    }
+
+    // For scale: what Node and this client do with nothing behind them.
+    const referencePort = await freePort()
+    const reference = spawnTracked(process.execPath, ['-e', fixedReplyServer(referencePort)])
+    const referenceEp: Endpoint = { name: 'node:http', port: referencePort, path: '/', host: `${LOOPBACK}:${referencePort}` }
+    await waitForAnswer(new RpcClient(referenceEp), reference)
+    const referenceBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] })
+    if (opts.warmupMs > 0) await runLoad(referenceEp, () => referenceBody, { ...loadOpts, durationMs: opts.warmupMs })
+    const referenceRuns: LoadResult[] = []
+    for (let round = 1; round <= opts.rounds; round++) referenceRuns.push(await runLoad(referenceEp, () => referenceBody, loadOpts))
+    const referenceRow: ReferenceRow = {
+      kind: 'reference', id: 'reference.node-http', label: 'for scale: bare node:http server, fixed reply (not gateway-double)', stats: pool(referenceRuns),
+    }
+    log(`  reference: bare node:http ${Math.round(referenceRow.stats.reqPerSec)} req/s`)
+    await reference.stop()
+
+    // 5. Memory after the load, then the ledger.
+    const gdMem = residentMemory(gdChild.process.pid)
+    const anvilMem = residentMemory(anvilProcess.pid)
+    const memoryRow: MemoryRow = {
+      kind: 'memory', id: 'rss-after-load', label: 'resident memory after load (VmRSS)',
+      gatewayDoubleKiB: gdMem.rssKiB, anvilKiB: anvilMem.rssKiB, gatewayDoublePeakKiB: gdMem.peakKiB, anvilPeakKiB: anvilMem.peakKiB,
+      ratio: gdMem.rssKiB / anvilMem.rssKiB,
+    }
+    const dayBefore = Math.floor(startedAt.getTime() / 86_400_000)
+    const { balance, utcDay } = await gdChild.balance(BENCH_KEY)
+    const ledgerSpent = balance === undefined ? undefined : BENCH_DAILY_CREDITS - balance
+    const credits = {
+      ledgerSpent,
+      answeredCalls: tally.calls,
+      sumOfCosts: tally.spent,
+      refusedByStatus: tally.refused,
+      exact: ledgerSpent === tally.spent,
+      dayRolledOver: utcDay !== dayBefore,
+    }
+    await Promise.all([gdChild.process.stop(), anvilProcess.stop()])
+    closeControlConnections()
+
+    // 6. Cold starts.
+    const coldRows: ColdStartRow[] = []
+    const primeMs: { defaultFixtures?: number; executionApis?: number } = {}
+    if (opts.coldRuns > 0) {
+      log(`cold starts (${opts.coldRuns} each)...`)
+      const gdDefault: number[] = []
+      const gdHive: number[] = []
+      const anvilBare: number[] = []
+      const hivePresent = existsSync(join(HIVE_FIXTURE, 'chain.rlp'))
+      const hiveConfig = join(tmp, 'hive.config.json')
+      if (hivePresent) {
+        writeFileSync(hiveConfig, JSON.stringify({ networks: { hive: { fixture: HIVE_FIXTURE } }, keys: [{ key: DEV_KEY, networks: ['hive'] }] }, null, 2))
+      }
+      // gateway-double verifies a chain once and starts later from what it verified (a cache keyed
+      // by the fixture's bytes and the code): one unmeasured start first, so the samples are the
+      // starts a user gets every time after the first.
+      const gdDefaultStart = (port: number) => () =>
+        spawnTracked(process.execPath, [join(ROOT, 'bin/gateway-double.js'), '--port', String(port)], { cwd: ROOT })
+      const gdDefaultEp = (port: number): Endpoint => ({ name: 'gateway-double', port, path: `/v3/${DEV_KEY}`, host: 'ethereum-mainnet.localhost' })
+      const gdHiveStart = (port: number) => () =>
+        spawnTracked(process.execPath, [join(ROOT, 'bin/gateway-double.js'), '--config', hiveConfig, '--port', String(port)], { cwd: ROOT })
+      const gdHiveEp = (port: number): Endpoint => ({ name: 'gateway-double', port, path: `/v3/${DEV_KEY}`, host: 'hive-mainnet.localhost' })
+      let port = await freePort()
+      primeMs.defaultFixtures = (await coldStart(gdDefaultStart(port), gdDefaultEp(port))).ms
+      if (hivePresent) {
+        port = await freePort()
+        primeMs.executionApis = (await coldStart(gdHiveStart(port), gdHiveEp(port))).ms
+      }
+      log(`  first start (may verify and fill the cache, not measured): default fixtures ${Math.round(primeMs.defaultFixtures)} ms${hivePresent ? `, execution-apis chain ${Math.round(primeMs.executionApis!)} ms` : ''}`)
+      for (let i = 0; i < opts.coldRuns; i++) {
+        // Alternated, like the load.
+        port = await freePort()
+        const a = await coldStart(gdDefaultStart(port), gdDefaultEp(port))
+        gdDefault.push(a.ms)
+        port = await freePort()
+        const b = await coldStart(() => spawnAnvil(['--host', LOOPBACK, '--port', String(port)]), anvilEndpoint(port))
+        anvilBare.push(b.ms)
+        let line = `  ${i + 1}/${opts.coldRuns}: gateway-double (default fixtures) ${Math.round(a.ms)} ms, anvil ${Math.round(b.ms)} ms`
+        if (hivePresent) {
+          port = await freePort()
+          const c = await coldStart(gdHiveStart(port), gdHiveEp(port))
+          gdHive.push(c.ms)
+          line += `, gateway-double (execution-apis chain) ${Math.round(c.ms)} ms`
+        }
+        log(line)
+      }
+      const mGd = median(gdDefault)
+      const mAnvil = median(anvilBare)
+      coldRows.push({
+        kind: 'cold-start', id: 'cold-start.default', label: `cold start to first answer, default fixtures (median of ${opts.coldRuns}; Anvil: no chain)`,
+        gatewayDoubleMs: mGd, anvilMs: mAnvil, gatewayDoubleSamplesMs: gdDefault, anvilSamplesMs: anvilBare,
+        ratio: mGd / mAnvil, target: { kind: 'max-ms', value: 400, text: '< 400 ms' }, met: mGd < 400,
+      })
+      coldRows.push(
+        hivePresent
+          ? {
+              kind: 'cold-start', id: 'cold-start.execution-apis', label: `cold start to first answer, execution-apis chain (median of ${opts.coldRuns})`,
+              gatewayDoubleMs: median(gdHive), anvilMs: undefined, gatewayDoubleSamplesMs: gdHive, anvilSamplesMs: [],
+              ratio: undefined, target: { kind: 'max-ms', value: 1000, text: '< 1000 ms' }, met: median(gdHive) < 1000, note: 'n/a',
+            }
+          : {
+              kind: 'cold-start', id: 'cold-start.execution-apis', label: 'cold start to first answer, execution-apis chain',
+              gatewayDoubleMs: undefined, anvilMs: undefined, gatewayDoubleSamplesMs: [], anvilSamplesMs: [],
+              ratio: undefined, target: { kind: 'max-ms', value: 1000, text: '< 1000 ms' }, met: undefined, note: `absent (${HIVE_FIXTURE})`,
+            },
+      )
+    }
+
+    // 7. The table.
+    const allRows: Row[] = [...rows, referenceRow, ...coldRows, memoryRow]
+    const environment = {
+      date: startedAt.toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      anvil: anvilVersion(),
+    }
+    const settings = {
+      durationS: opts.durationMs / 1000, concurrency: opts.concurrency, rounds: opts.rounds, warmupS: opts.warmupMs / 1000, coldRuns: opts.coldRuns,
+      gatewayDoubleBenchLoadMs: Math.round(gdChild.loadMs), anvilReplayMs: Math.round(replay.ms),
+      gatewayDoubleFirstStartMs: primeMs,
+    }
+    const out: string[] = []
+    out.push('')
+    out.push(
+      `gateway-double vs ${environment.anvil} on the bench chain: ${opts.rounds} rounds x ${opts.durationMs / 1000} s per server and row (alternated), ` +
+        `${opts.concurrency} requests in flight; node ${environment.node}, ${environment.cpus} CPUs`,
+    )
+    out.push('')
+    out.push(formatTable(allRows))
+    out.push('')
+    if (primeMs.defaultFixtures !== undefined) {
+      out.push(
+        `cold start samples follow one unmeasured first start (gateway-double verifies a chain once, then starts from its cache): ` +
+          `it took ${Math.round(primeMs.defaultFixtures)} ms (default fixtures)${primeMs.executionApis === undefined ? '' : `, ${Math.round(primeMs.executionApis)} ms (execution-apis chain)`}`,
+      )
+    }
+    out.push(`gd/Anvil: throughput ratio (higher is better) for the calls, time ratio for cold start, memory ratio for RSS. "!" marks a server that gave errors.`)
+    out.push(
+      `chain agreement: ${verification.mismatches.length === 0 ? 'receipts, token storage, balances and nonces identical' : `${verification.mismatches.length} MISMATCHES (above)`}; ` +
+        `block hashes ${verification.blockHashesMatch ? 'identical' : 'differ (mixHash/extraData: see above)'}`,
+    )
+    out.push(
+      credits.dayRolledOver
+        ? `credits: the run crossed 00:00 UTC, the ledger restarted: not checked (ledger ${ledgerSpent}, calls since start ${tally.spent})`
+        : `credits: ledger spent ${ledgerSpent?.toLocaleString('en-US')} ${credits.exact ? '==' : '!='} sum of the costs of the ${tally.calls.toLocaleString('en-US')} answered calls ${tally.spent.toLocaleString('en-US')}: ${credits.exact ? 'exact' : 'NOT EXACT'}` +
+            (Object.keys(tally.refused).length > 0 ? ` (refused: ${JSON.stringify(tally.refused)})` : ''),
+    )
+    const judged = allRows.filter((r): r is ThroughputRow | ColdStartRow => r.kind === 'throughput' || r.kind === 'cold-start')
+    const missed = judged.filter((r) => r.met === false).map((r) => r.id)
+    out.push(`targets: ${judged.filter((r) => r.met === true).length} met, ${missed.length} missed${missed.length > 0 ? ` (${missed.join(', ')})` : ''}`)
+    out.push(`total ${Math.round((performance.now() - t0) / 1000)} s`)
+    process.stdout.write(`${out.join('\n')}\n`)
+
+    if (opts.json !== undefined) {
+      const json = {
+        environment,
+        settings,
+        rows: allRows,
+        verification,
+        answerMismatches,
+        credits,
+      }
+      writeFileSync(opts.json, `${JSON.stringify(json, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2)}\n`)
+      log(`wrote ${opts.json}`)
+    }
+    const failed = verification.mismatches.length > 0 || (!credits.exact && !credits.dayRolledOver)
+    return failed ? 1 : 0
+  } finally {
+    closeControlConnections()
+    await stopAll()
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+/** Polls eth_blockNumber until the server answers (at most 30 s). */
+async function waitForAnswer(rpc: RpcClient, child: TrackedChild): Promise<void> {
+  const deadline = performance.now() + 30_000
+  for (;;) {
+    try {
+      await rpc.call('eth_blockNumber')
+      return
+    } catch (err) {
+      if (!child.alive) throw new Error(`${child.label} exited:\n${child.output().slice(-3000)}`)
+      if (performance.now() > deadline) throw err
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+}
+
+/** A bare node:http server answering every request with one fixed JSON-RPC reply (CommonJS, for `node -e`). */
+function fixedReplyServer(port: number): string {
+  return `const http = require('node:http')
+const body = Buffer.from('{"jsonrpc":"2.0","id":1,"result":"0x3"}')
+http.createServer((req, res) => {
+  req.resume()
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length })
+    res.end(body)
+  })
+}).listen(${port}, '${LOOPBACK}')
+process.on('SIGTERM', () => process.exit(0))`
+}
+
+function printVerification(v: Verification): void {
+  log(`chain agreement over ${v.blocks} blocks: ${v.receiptsCompared} receipts, ${v.storageSlotsCompared} token storage reads, ${v.accountsCompared} accounts (balance, nonce)`)
+  for (const h of v.headerFields) {
+    if (h.differsIn.length > 0) log(`  header ${h.field} differs in blocks ${h.differsIn.join(', ')}${h.reason ? `: ${h.reason}` : ' (UNEXPECTED)'}`)
+  }
+  const same = v.headerFields.filter((h) => h.differsIn.length === 0).map((h) => h.field)
+  log(`  header fields identical in every block: ${same.join(', ')}`)
+  for (const note of v.notes) log(`  ${note}`)
+  if (v.mismatches.length === 0) log('  no mismatch in receipts, token storage, balances or nonces')
+  else {
+    log(`  ${v.mismatches.length} MISMATCHES:`)
+    for (const m of v.mismatches.slice(0, 30)) log(`    ${m.what}: gateway-double ${JSON.stringify(m.gatewayDouble)}, anvil ${JSON.stringify(m.anvil)}`)
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  async (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+    await stopAll()
+    process.exitCode = 1
+  },
+)

@@ -1,0 +1,41 @@
+/**
+ * gateway-double as the bench runs it under load: a child process (`node --import tsx
+ * bench/gatewayServer.ts <config.json>`) that calls `startServer` exactly as the CLI does, and
+ * answers the parent over IPC with its port and, on request, a key's credit balance (which the
+ * gateway does not expose over HTTP). The parent measures this process's resident memory.
+ */
+import { startServer } from '../src/http/server.ts'
+
+export type ToServer = { type: 'balance'; key: string }
+export type FromServer =
+  | { type: 'ready'; port: number; loadMs: number }
+  | { type: 'balance'; key: string; balance: number | undefined; utcDay: number }
+  | { type: 'failed'; message: string }
+
+const send = (message: FromServer) => process.send?.(message)
+
+const configPath = process.argv[2]
+if (configPath === undefined || process.send === undefined) {
+  console.error('usage (from the bench, with an IPC channel): node --import tsx bench/gatewayServer.ts <config.json>')
+  process.exit(2)
+}
+
+const started = performance.now()
+try {
+  const server = await startServer({ config: configPath, port: 0, logger: { error: (m, e) => console.error(`gateway-double: ${m}:`, e) } })
+  send({ type: 'ready', port: server.port, loadMs: performance.now() - started })
+  process.on('message', (message: ToServer) => {
+    if (message.type === 'balance') {
+      send({ type: 'balance', key: message.key, balance: server.gateway.balance(message.key), utcDay: Math.floor(Date.now() / 86_400_000) })
+    }
+  })
+  const stop = () => void server.close().finally(() => process.exit(0))
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
+  // The bench died without stopping us: go too.
+  process.once('disconnect', stop)
+} catch (err) {
+  send({ type: 'failed', message: err instanceof Error ? err.message : String(err) })
+  process.exitCode = 1
+  process.disconnect()
+}
