@@ -28,6 +28,9 @@ export type BlockSelector =
   | { kind: 'number'; number: bigint }
   | { kind: 'hash'; hash: string }
 
+/** How many blocks' read-only states `stateAt` keeps. */
+const READ_STATES_KEPT = 16
+
 export class Chain {
   readonly name: string
   readonly common: Common
@@ -42,6 +45,7 @@ export class Chain {
   readonly #txByHash = new Map<string, { record: BlockRecord; index: number }>()
   #safe: bigint
   #finalized: bigint
+  readonly #states = new Map<BlockRecord, Promise<MerkleStateManager>>()
 
   constructor(opts: {
     name: string
@@ -125,12 +129,21 @@ export class Chain {
   }
 
   /**
-   * A state manager positioned at the state after `record`. Copies share the trie database, which
-   * keeps every root (nothing is pruned), so this is cheap.
+   * A state manager positioned at the state after `record`, for reads only. Copies share the trie
+   * database, which keeps every root (nothing is pruned). The last few are kept, with their
+   * caches warm: a block's state never changes, and making a copy per read costs more than the read.
    */
-  async stateAt(record: BlockRecord): Promise<MerkleStateManager> {
-    const sm = (this.vm.stateManager as MerkleStateManager).shallowCopy(false)
-    await sm.setStateRoot(record.block.header.stateRoot)
-    return sm
+  stateAt(record: BlockRecord): Promise<MerkleStateManager> {
+    let state = this.#states.get(record)
+    if (state) {
+      // Most recently used last, so the oldest is first to go.
+      this.#states.delete(record)
+    } else {
+      const sm = (this.vm.stateManager as MerkleStateManager).shallowCopy(false)
+      state = sm.setStateRoot(record.block.header.stateRoot).then(() => sm)
+      if (this.#states.size >= READ_STATES_KEPT) this.#states.delete(this.#states.keys().next().value!)
+    }
+    this.#states.set(record, state)
+    return state
   }
 }
