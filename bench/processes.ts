@@ -137,19 +137,16 @@ export interface HttpAnswer {
 
 const controlAgent = new Agent({ keepAlive: true, maxSockets: 4 })
 
-/** One POST on loopback (keep-alive), with a timeout. */
-export function post(endpoint: Endpoint, body: string, timeoutMs = 30_000): Promise<HttpAnswer> {
+/**
+ * One POST on loopback, with a timeout: on the shared keep-alive agent, or (`fresh`) on a new
+ * connection closed after it, as start-up polling needs.
+ */
+export function post(endpoint: Endpoint, body: string, timeoutMs = 30_000, fresh = false): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { host: endpoint.host, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+    if (fresh) headers.connection = 'close'
     const req = request(
-      {
-        host: LOOPBACK,
-        port: endpoint.port,
-        path: endpoint.path,
-        method: 'POST',
-        agent: controlAgent,
-        headers: { host: endpoint.host, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-        timeout: timeoutMs,
-      },
+      { host: LOOPBACK, port: endpoint.port, path: endpoint.path, method: 'POST', agent: fresh ? false : controlAgent, headers, timeout: timeoutMs },
       (res) => {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
@@ -163,30 +160,9 @@ export function post(endpoint: Endpoint, body: string, timeoutMs = 30_000): Prom
   })
 }
 
-/** The same POST without keep-alive: each attempt a new connection (for start-up polling). */
+/** The same POST on a fresh connection each time (for start-up polling). */
 export function postOnce(endpoint: Endpoint, body: string, timeoutMs: number): Promise<HttpAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: LOOPBACK,
-        port: endpoint.port,
-        path: endpoint.path,
-        method: 'POST',
-        agent: false,
-        headers: { host: endpoint.host, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' },
-        timeout: timeoutMs,
-      },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
-        res.on('error', reject)
-      },
-    )
-    req.on('timeout', () => req.destroy(new Error('timeout')))
-    req.on('error', reject)
-    req.end(body)
-  })
+  return post(endpoint, body, timeoutMs, true)
 }
 
 export function closeControlConnections(): void {
