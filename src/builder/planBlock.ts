@@ -23,6 +23,7 @@ import { failureReason } from './failureReason.ts'
 import { headerShellFields } from './mineBlock.ts'
 import type { BlockPlan } from './mineBlock.ts'
 import type { OpenChain } from '../chain/genesis.ts'
+import { withoutEthereumJsContext } from '../chain/ethereumjsMessage.ts'
 
 /** What the scratch run saw, to be checked against the real block. */
 export interface PlannedTx {
@@ -67,7 +68,7 @@ export async function planBlock(
     const cannot = (reason: string) => at.error(`cannot be included (${draft.summary}): ${reason}`)
     const unexpectedFailure = (result: RunTxResult) => cannot(`${failureReason(result)} (add "expectRevert": true if it is meant to fail)`)
     // EthereumJS throws plain errors for whatever keeps a transaction out of a block; give them the entry's location.
-    const located = (e: unknown) => (e instanceof FixtureSourceError ? e : cannot(cleanMessage(e)))
+    const located = (e: unknown) => (e instanceof FixtureSourceError ? e : cannot(withoutEthereumJsContext(e)))
     const included = async <T>(step: () => Promise<T>): Promise<T> => {
       try {
         return await step()
@@ -139,10 +140,4 @@ export function checkAgainstPlan(planned: PlannedTx[], run: RunBlockResult, loc:
       )
     }
   })
-}
-
-/** EthereumJS appends the VM, block and transaction to its messages; the source location says enough. */
-export function cleanMessage(e: unknown): string {
-  const message = e instanceof Error ? e.message : String(e)
-  return message.replace(/\s*\((?:vm hf|block number|tx type)[^]*$/, '').trim()
 }

@@ -14,6 +14,7 @@ import type { Address } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import type { BlockRecord, Chain } from './chain.ts'
+import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
 
 /** A call as eth_call / eth_estimateGas receive it (geth's `TransactionArgs`), already parsed. */
 export interface CallArgs {
@@ -250,7 +251,7 @@ export class CallSession {
 
   /** EthereumJS's validation failures in geth's words, as geth's estimator wraps them. */
   #gethError(err: unknown, gasLimit: bigint): CallError {
-    const message = err instanceof Error ? err.message : String(err)
+    const message = withoutEthereumJsContext(err)
     const from = this.from.toString()
     if (/INTRINSIC_GAS_TOO_LOW|gasLimit is too low|floor/i.test(message)) {
       return new CallError(`intrinsic gas too low: have ${gasLimit}`, true)
@@ -267,7 +268,7 @@ export class CallSession {
     if (/gas limit.*(?:EIP-7825|exceeds|maximum)/i.test(message)) {
       return new CallError(`transaction gas limit too high (cap: 16777216, tx: ${gasLimit})`)
     }
-    return new CallError(message.replace(/ \(block number=.*$/, '').replace(/ \(tx type=.*$/, ''))
+    return new CallError(message)
   }
 }
 

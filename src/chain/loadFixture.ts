@@ -20,6 +20,7 @@ import { runBlock } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import { Chain } from './chain.ts'
 import type { BlockRecord } from './chain.ts'
+import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
 import { openGenesisChain } from './genesis.ts'
 import { cacheKey, DEFAULT_CACHE_DIR, readCache, writeCache } from './verifiedCache.ts'
 import type { GenesisFile } from './genesis.ts'
@@ -162,7 +163,7 @@ async function replay(vm: VM, block: Block, parent: Block, name: string): Promis
       skipHeaderValidation: true,
     })
   } catch (err) {
-    throw new FixtureError(`${where}: execution failed (${stripBlockSuffix((err as Error).message)})`)
+    throw new FixtureError(`${where}: execution failed (${withoutEthereumJsContext(err)})`)
   }
   const header = block.header
   const mismatch = (field: string, got: string, want: string): never => {
@@ -214,11 +215,6 @@ function recordOf(block: Block, transactions: TransactionJson[], receipts: Recei
     transactions,
     receipts,
   }
-}
-
-/** EthereumJS appends " (block number=… hash=…)" and similar context to its messages. */
-function stripBlockSuffix(message: string): string {
-  return message.replace(/\s*\((?:block|tx) [^)]*\)\s*$/, '').replace(/ -> block number=.*$/, '')
 }
 
 interface ForkchoiceFile {
