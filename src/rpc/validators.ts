@@ -7,6 +7,8 @@ import { InvalidParamsError } from './errors.ts'
 import { ArgumentError } from './params.ts'
 import type { Param } from './params.ts'
 
+const MAX_INT64 = (1n << 63n) - 1n
+
 const TAGS: readonly BlockTag[] = ['latest', 'earliest', 'pending', 'safe', 'finalized']
 
 function jsonKind(value: unknown): string {
@@ -71,7 +73,7 @@ export const uint: Param<bigint> = {
 function blockNumberText(text: string): BlockSelector {
   if ((TAGS as readonly string[]).includes(text)) return { kind: 'tag', tag: text as BlockTag }
   const n = decodeQuantity(text)
-  if (n > BigInt(Number.MAX_SAFE_INTEGER) * 1024n) throw new ArgumentError('block number larger than int64')
+  if (n > MAX_INT64) throw new ArgumentError('block number larger than int64')
   return { kind: 'number', number: n }
 }
 
