@@ -345,3 +345,17 @@ describe('startServer', () => {
     }
   })
 })
+
+describe('CLI', () => {
+  it('--control serves the endpoint and says where', async () => {
+    const { parseCliArgs, startBanner } = await import('../../src/cli.ts')
+    expect(parseCliArgs(['--control'])).toMatchObject({ control: true })
+    expect(parseCliArgs([])).not.toHaveProperty('control')
+    const server = await startServer({ port: 0, chains: CHAINS, keys: keys(), rpc: fakeRpc(), control: true })
+    try {
+      expect(startBanner(server)).toContain(`Control endpoint: ${server.origin}/_double/`)
+    } finally {
+      await server.close()
+    }
+  })
+})
