@@ -62,7 +62,7 @@ export class RequestLog {
   record(draft: RequestLogDraft): RequestLogEntry {
     const entry = { seq: ++this.#last, ...draft }
     this.#entries.push(entry)
-    if (this.#entries.length > this.#limit) this.#entries.splice(0, this.#entries.length - this.#limit)
+    while (this.#entries.length > this.#limit) this.#entries.shift()
     return entry
   }
 
