@@ -25,6 +25,8 @@ Options:
   --config <file>          JSON config: serviceHost, networks, keys (default: config/default.json)
   --fixture <name>=<dir>   also serve a fixture folder (genesis.json + chain.rlp) as network
                            <name>, enabled for the first key of the config; repeatable
+  --control                serve the control endpoint for tests under /_double/
+                           (snapshots, clock, keys, mining, request log, faults)
   -h, --help               print this help and exit
   -v, --version            print the version and exit
 `
@@ -38,6 +40,8 @@ export interface CliOptions {
   host: string
   config: string | undefined
   fixtures: Record<string, string>
+  /** `--control`: serve the control endpoint (absent when not given). */
+  control?: true
   help: boolean
   version: boolean
 }
@@ -55,6 +59,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         host: { type: 'string' },
         config: { type: 'string' },
         fixture: { type: 'string', multiple: true },
+        control: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -85,6 +90,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     host: values.host ?? DEFAULT_BIND_HOST,
     config: values.config,
     fixtures,
+    ...(values.control === true ? { control: true as const } : {}),
     help: values.help ?? false,
     version: values.version ?? false,
   }
@@ -113,6 +119,7 @@ export function startBanner(server: RunningServer): string {
       '',
     )
   }
+  if (server.controlUrl !== undefined) out.push(`Control endpoint: ${server.controlUrl}/ (see "Controls" in the README)`, '')
   out.push('From Node (viem, ethers): see "Reaching a network from Node" in the README.', 'Press Ctrl+C to stop.')
   return `${out.join('\n')}\n`
 }
@@ -152,7 +159,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   let server: RunningServer
   try {
     const config = withFixtures(loadConfigFile(opts.config ?? DEFAULT_CONFIG_PATH), opts.fixtures)
-    server = await startServer({ config, port: opts.port, host: opts.host, logger })
+    server = await startServer({ config, port: opts.port, host: opts.host, logger, control: opts.control === true })
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)
     io.stderr(`gateway-double: ${message}\n`)

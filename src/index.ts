@@ -4,7 +4,8 @@
  * `<network>-mainnet.localhost` from Node.
  */
 export { createApp } from './http/app.ts'
-export type { AppDeps, GatewayApp } from './http/app.ts'
+export type { AppDeps, AppOptions, GatewayApp } from './http/app.ts'
+export { CONTROL_PREFIX, createControlRouter } from './http/controlRoutes.ts'
 export { startServer, loadNetworks, DEFAULT_PORT, DEFAULT_BIND_HOST } from './http/server.ts'
 export type { RunningServer, ServedNetwork, StartServerOptions } from './http/server.ts'
 export { createNodeHandler, MAX_BODY_BYTES } from './http/nodeHandler.ts'
@@ -34,4 +35,24 @@ export {
   systemClock,
 } from './gateway/credits.ts'
 export type { Clock } from './gateway/credits.ts'
+export { createControllableClock } from './gateway/clock.ts'
+export type { ControllableClock } from './gateway/clock.ts'
+export { MINING_MODES } from './gateway/control.ts'
+export type {
+  ClockInfo,
+  ClockInput,
+  ControllableChain,
+  ForkInput,
+  GatewayControl,
+  KeyInfo,
+  MinedBlock,
+  MiningMode,
+  NetworkInfo,
+  SnapshotInfo,
+} from './gateway/control.ts'
+export { ChainFeatureMissingError, ControlError, ControlInputError, ControlNotFoundError } from './gateway/controlError.ts'
+export { DEFAULT_FAULT_SEED, FAULT_KINDS, SERVER_ERROR_STATUSES, createPrng } from './gateway/faults.ts'
+export type { Fault, FaultInput, FaultKind } from './gateway/faults.ts'
+export { REQUEST_LOG_LIMIT } from './gateway/requestLog.ts'
+export type { LoggedCall, RequestLogEntry } from './gateway/requestLog.ts'
 export * from './gateway/errors.ts'

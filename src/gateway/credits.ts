@@ -89,7 +89,8 @@ export interface CreditAccount {
   readonly creditsPerSecond?: number | undefined
 }
 
-interface Entry {
+export interface LedgerEntry {
+  /** UTC day number; `spent` belongs to it. */
   day: number
   spent: number
   second: number
@@ -102,13 +103,13 @@ interface Entry {
  */
 export class CreditLedger {
   readonly #clock: Clock
-  readonly #entries = new Map<string, Entry>()
+  readonly #entries = new Map<string, LedgerEntry>()
 
   constructor(clock: Clock = systemClock) {
     this.#clock = clock
   }
 
-  #entry(key: string, now: number): Entry {
+  #entry(key: string, now: number): LedgerEntry {
     const day = Math.floor(now / DAY_MS)
     const second = Math.floor(now / SECOND_MS)
     let entry = this.#entries.get(key)
@@ -151,4 +152,30 @@ export class CreditLedger {
     entry.spent += credits
     entry.secondSpent += credits
   }
+
+  /**
+   * Sets what the key has left today (a control for tests): today's spending becomes
+   * `dailyCredits - remaining` (negative when `remaining` is over the daily balance). The next
+   * 00:00 UTC restores the daily balance as usual.
+   */
+  setBalance(account: CreditAccount, remaining: number): void {
+    const entry = this.#entry(account.key, this.#clock.now())
+    entry.spent = account.dailyCredits - remaining
+  }
+
+  /** A copy of every key's spending, for `restore`. */
+  snapshot(): LedgerSnapshot {
+    return { entries: new Map([...this.#entries].map(([key, e]) => [key, { ...e }])) }
+  }
+
+  /** Puts back the spending of a `snapshot` (keys charged since then are forgotten). */
+  restore(snapshot: LedgerSnapshot): void {
+    this.#entries.clear()
+    for (const [key, e] of snapshot.entries) this.#entries.set(key, { ...e })
+  }
+}
+
+/** What `CreditLedger.snapshot` keeps: opaque outside this module. */
+export interface LedgerSnapshot {
+  readonly entries: ReadonlyMap<string, Readonly<LedgerEntry>>
 }

@@ -12,7 +12,12 @@
  * 4. Call rules: method and contract-address allowlists (403 for the whole request).
  * 5. Credits: the whole request's cost is checked and deducted in one synchronous step (402 daily
  *    balance, 429 throughput), before the first `await`, so concurrent requests never overdraw.
+ * 4b. Scripted faults (./faults.ts): the first fault matching the request's network, key and
+ *    methods answers instead (429, 402, 5xx, drop, timeout: nothing charged), or delays it (latency).
  * 6. `execute` per call (batch calls concurrently), answers in request order.
+ *
+ * Every request but a CORS preflight is written to the request log when it is over. The
+ * `control` facet (./control.ts) changes keys, networks, clock, ledger, faults and log at run time.
  */
 import type { Chain } from '../chain/chain.ts'
 import { execute as rpcExecute, isSupportedMethod as rpcIsSupported, errorResponse, parseMessage } from '../rpc/dispatch.ts'
@@ -22,12 +27,27 @@ import type { RpcContext } from '../rpc/method.ts'
 import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from '../rpc/types.ts'
 import { DEFAULT_SERVICE_HOST, parseKeys, parseNetworkName, parseServiceHost } from './config.ts'
 import type { KeyConfigInput, KeySettings } from './config.ts'
+import { createControllableClock } from './clock.ts'
+import type { ControllableClock } from './clock.ts'
+import { createControl } from './control.ts'
+import type { GatewayControl } from './control.ts'
 import { BAD_REQUEST_COST, BATCH_ENVELOPE_COST, CreditLedger, UNKNOWN_METHOD_COST, methodCost, systemClock } from './credits.ts'
 import type { Clock } from './credits.ts'
 import { GatewayError } from './errors.ts'
+import { FaultBook } from './faults.ts'
+import type { Fault } from './faults.ts'
 import { header } from './request.ts'
 import type { CallRule, GatewayRequest, Network, RequestRule, RequestState } from './request.ts'
-import { jsonRpcResponse, toHttpResponse } from './response.ts'
+import { RequestLog } from './requestLog.ts'
+import type { LoggedCall, RequestLogDraft } from './requestLog.ts'
+import {
+  dailyLimitResponse,
+  droppedResponse,
+  jsonRpcResponse,
+  rateLimitResponse,
+  serverErrorResponse,
+  toHttpResponse,
+} from './response.ts'
 import type { HttpResponse } from './response.ts'
 import {
   createContractAddressAllowlistRule,
@@ -66,7 +86,10 @@ export interface GatewayOptions {
   readonly keys: readonly KeyConfigInput[]
   /** Default `localhost`. */
   readonly serviceHost?: string
-  /** Default: the system clock. Inject one to cross 00:00 UTC in a test. */
+  /**
+   * The base clock. Default: the system clock. The gateway's own clock (`gateway.clock`) runs on
+   * it, shifted by the controls (`control.setClock`); the ledger's 00:00 UTC follows that.
+   */
   readonly clock?: Clock
   readonly logger?: Logger
   readonly rpc?: RpcBackend
@@ -75,12 +98,23 @@ export interface GatewayOptions {
 
 export interface Gateway {
   readonly serviceHost: string
+  /** The networks served (live: `control.fork` adds to it). */
   readonly networks: ReadonlyMap<string, Network>
+  /** The keys now (a copy: `control` adds and changes keys). */
   readonly keys: readonly KeySettings[]
   readonly ledger: CreditLedger
+  /** The gateway's clock: the base clock, shifted by `control.setClock`. */
+  readonly clock: ControllableClock
+  /** Controls for tests: snapshots, clock, keys, networks, mining, request log, faults. */
+  readonly control: GatewayControl
   handle(request: GatewayRequest): Promise<HttpResponse>
   /** Credits left today for a key (undefined for an unknown key). */
   balance(key: string): number | undefined
+  /**
+   * Releases every request a fault is holding (timeouts, latency) as a dropped connection, so
+   * nothing waits on a closed server. New requests are still answered.
+   */
+  close(): void
 }
 
 type Plan =
@@ -144,6 +178,13 @@ function decorate(response: HttpResponse, origin: string | undefined): HttpRespo
   return { ...response, headers }
 }
 
+/** A log entry while its request runs. */
+type Draft = { -readonly [K in keyof Omit<RequestLogDraft, 'status'>]: RequestLogDraft[K] } & { calls: LoggedCall[] }
+
+function outcomeOf(response: JsonRpcResponse): LoggedCall['outcome'] {
+  return 'error' in response ? response.error.code : 'ok'
+}
+
 export function createGateway(options: GatewayOptions): Gateway {
   const serviceHost = parseServiceHost(options.serviceHost ?? DEFAULT_SERVICE_HOST)
   const networks = new Map<string, Network>()
@@ -151,19 +192,65 @@ export function createGateway(options: GatewayOptions): Gateway {
     parseNetworkName(name, `networks.${name}`)
     networks.set(name, { name, host: networkHost(name, serviceHost), chain })
   }
-  const keys = parseKeys(options.keys, networks.keys())
-  const keysByName = new Map(keys.map((k) => [k.key, k]))
-  const clock = options.clock ?? systemClock
+  const keysByName = new Map(parseKeys(options.keys, networks.keys()).map((k) => [k.key, k]))
+  const clock = createControllableClock(options.clock ?? systemClock)
   const logger = options.logger ?? silentLogger
   const rpc = options.rpc ?? defaultRpcBackend
   const batchLimit = options.batchLimit ?? DEFAULT_BATCH_LIMIT
   if (!Number.isSafeInteger(batchLimit) || batchLimit < 1) throw new TypeError(`batchLimit must be a positive integer, got ${batchLimit}`)
   const ledger = new CreditLedger(clock)
+  const faults = new FaultBook()
+  const log = new RequestLog()
+  const control = createControl({ serviceHost, networks, keys: keysByName, ledger, clock, faults, log })
+  /** Releases of the requests faults are holding. */
+  const held = new Set<() => void>()
+
+  /**
+   * Waits `ms` (forever when null) unless released first by the client going away or
+   * `close()`: true when the time ran out, false when released.
+   */
+  function hold(ms: number | null, signal: AbortSignal | undefined): Promise<boolean> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined
+      const finish = (elapsed: boolean) => {
+        if (timer !== undefined) clearTimeout(timer)
+        signal?.removeEventListener('abort', release)
+        held.delete(release)
+        resolve(elapsed)
+      }
+      const release = () => finish(false)
+      if (signal?.aborted) {
+        resolve(false)
+        return
+      }
+      held.add(release)
+      signal?.addEventListener('abort', release, { once: true })
+      if (ms !== null) timer = setTimeout(() => finish(true), ms)
+    })
+  }
+
+  /** The faulted answer; undefined when the request goes on (latency served). */
+  async function applyFault(fault: Fault, id: JsonRpcId, signal: AbortSignal | undefined): Promise<HttpResponse | undefined> {
+    switch (fault.kind) {
+      case 'rateLimit':
+        return rateLimitResponse(id, fault.retryAfter)
+      case 'dailyLimit':
+        return dailyLimitResponse(id)
+      case 'serverError':
+        return serverErrorResponse(fault.status ?? 503, id)
+      case 'drop':
+        return droppedResponse()
+      case 'timeout':
+        return (await hold(fault.ms, signal)) ? serverErrorResponse(504, id) : droppedResponse()
+      case 'latency':
+        return (await hold(fault.ms ?? 0, signal)) ? undefined : droppedResponse()
+    }
+  }
 
   const requestRules: readonly RequestRule[] = [
     createRouteRule(),
     createHostRule({ serviceHost, networks }),
-    createApiKeyRule({ keys }),
+    createApiKeyRule({ keys: keysByName }),
     createSecretRule(),
     createNetworkAccessRule(),
     createOriginAllowlistRule(),
@@ -184,16 +271,27 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   }
 
-  /** Everything up to and including the charge is synchronous: no `await` before `ledger.charge`. */
-  async function answer(request: GatewayRequest): Promise<HttpResponse> {
-    if (request.method === 'OPTIONS') return preflight(request)
+  /**
+   * Once the request rules pass, everything up to and including the charge is synchronous (no
+   * `await` between reading the balance and deducting from it), except a latency fault's wait,
+   * which comes before both.
+   */
+  async function answer(request: GatewayRequest, draft: Draft): Promise<HttpResponse> {
     const state: RequestState = { request, secretVerified: false }
     let plan: Plan
     try {
-      for (const rule of requestRules) rule(state)
+      try {
+        for (const rule of requestRules) rule(state)
+      } finally {
+        draft.key = state.apiKey ?? null
+        draft.network = state.network?.name ?? null
+      }
       plan = planBody(request.body, rpc, batchLimit)
-      const calls =
-        plan.kind === 'single' ? [plan.message] : plan.kind === 'batch' ? plan.messages : []
+      const calls = plan.kind === 'single' ? [plan.message] : plan.kind === 'batch' ? plan.messages : []
+      draft.batch = plan.kind === 'batch'
+      draft.calls = calls.map((m) =>
+        m.ok ? { method: m.request.method, credits: messageCost(m, rpc), outcome: null } : { method: null, credits: BAD_REQUEST_COST, outcome: null },
+      )
       for (const call of calls) {
         if (call.ok) for (const rule of callRules) rule(state, call.request)
       }
@@ -201,25 +299,37 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (err instanceof GatewayError) return toHttpResponse(err)
       throw err
     }
+    const fault = faults.fire({
+      network: state.network!.name,
+      key: state.key!.key,
+      methods: (plan.kind === 'single' ? [plan.message] : plan.kind === 'batch' ? plan.messages : []).flatMap((m) => (m.ok ? [m.request.method] : [])),
+    })
+    if (fault) {
+      draft.fault = fault.kind
+      const faulted = await applyFault(fault, plan.id, request.signal)
+      if (faulted) return faulted
+    }
     try {
       ledger.charge(state.key!, plan.cost)
     } catch (err) {
       if (err instanceof GatewayError) return toHttpResponse(err, plan.id)
       throw err
     }
+    draft.credits = plan.cost
     switch (plan.kind) {
       case 'answer':
         return jsonRpcResponse(plan.payload)
       case 'single': {
         const response = await run(state, plan.message.request)
+        draft.calls[0] = { ...draft.calls[0]!, outcome: outcomeOf(response) }
         return jsonRpcResponse(plan.message.notification ? undefined : response)
       }
       case 'batch': {
         const responses = await Promise.all(
-          plan.messages.map(async (m) => {
-            if (!m.ok) return errorResponse(m.id, m.error)
-            const response = await run(state, m.request)
-            return m.notification ? undefined : response
+          plan.messages.map(async (m, i) => {
+            const response = m.ok ? await run(state, m.request) : errorResponse(m.id, m.error)
+            draft.calls[i] = { ...draft.calls[i]!, outcome: outcomeOf(response) }
+            return m.ok && m.notification ? undefined : response
           }),
         )
         const answered = responses.filter((r): r is JsonRpcResponse => r !== undefined)
@@ -231,16 +341,28 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     serviceHost,
     networks,
-    keys,
+    get keys() {
+      return [...keysByName.values()]
+    },
     ledger,
+    clock,
+    control,
     async handle(request) {
       const origin = header(request, 'origin')
+      if (request.method === 'OPTIONS') return decorate(preflight(request), origin)
+      const draft: Draft = { time: new Date(clock.now()).toISOString(), key: null, network: null, batch: false, calls: [], credits: 0, fault: null }
+      let response: HttpResponse
       try {
-        return decorate(await answer(request), origin)
+        response = await answer(request, draft)
       } catch (err) {
         logger.error('gateway failure', err)
-        return decorate({ ...jsonRpcResponse(errorResponse(null, new InternalError())), status: 500 }, origin)
+        response = { ...jsonRpcResponse(errorResponse(null, new InternalError())), status: 500 }
       }
+      log.record({ ...draft, status: response.destroy === true ? null : response.status })
+      return response.destroy === true ? response : decorate(response, origin)
+    },
+    close() {
+      for (const release of [...held]) release()
     },
     balance(key) {
       const settings = keysByName.get(key)

@@ -16,6 +16,11 @@ export interface GatewayRequest {
   readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>
   /** The raw body, parsed by the core (so parse errors are the core's). */
   readonly body: Buffer | string
+  /**
+   * Aborted by the transport when the client goes away before the answer: a request held by a
+   * scripted fault (timeout, latency) is then released instead of waiting.
+   */
+  readonly signal?: AbortSignal
 }
 
 /** A served network: its name, its host and its chain. */

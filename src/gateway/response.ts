@@ -5,12 +5,18 @@
 import { jsonReplacer } from '../encoding/hex.ts'
 import { InvalidRequestError, MethodNotFoundError, ParseError } from '../rpc/errors.ts'
 import type { JsonRpcId, JsonRpcResponse } from '../rpc/types.ts'
-import { GatewayError, LimitError } from './errors.ts'
+import { DailyCreditsExceededError, GatewayError, LimitError, ThroughputExceededError } from './errors.ts'
 
 export interface HttpResponse {
   status: number
   headers: Record<string, string>
   body: string
+  /**
+   * No answer at all: the transport destroys the connection without writing anything (a
+   * scripted `drop` fault, or a held request released when the gateway closes). Status, headers
+   * and body are then meaningless.
+   */
+  destroy?: boolean
 }
 
 export const JSON_CONTENT_TYPE = 'application/json'
@@ -77,6 +83,45 @@ export function toHttpResponse(err: GatewayError, id: JsonRpcId = null): HttpRes
     case 'empty':
       return withBody(err.httpStatus, undefined, '', { ...err.headers })
   }
+}
+
+/** No response: the transport destroys the connection. */
+export function droppedResponse(): HttpResponse {
+  return { status: 0, headers: {}, body: '', destroy: true }
+}
+
+/** The real 429 (per-second throughput), with `retry-after` when a fault asks for one. */
+export function rateLimitResponse(id: JsonRpcId, retryAfterSeconds?: number | null): HttpResponse {
+  const response = toHttpResponse(new ThroughputExceededError(), id)
+  if (retryAfterSeconds !== undefined && retryAfterSeconds !== null) response.headers['retry-after'] = String(retryAfterSeconds)
+  return response
+}
+
+/** The real 402 (daily credit limit). */
+export function dailyLimitResponse(id: JsonRpcId): HttpResponse {
+  return toHttpResponse(new DailyCreditsExceededError(), id)
+}
+
+const LOAD_BALANCER_TITLES: Readonly<Record<number, string>> = {
+  502: '502 Bad Gateway',
+  503: '503 Service Temporarily Unavailable',
+  504: '504 Gateway Time-out',
+}
+
+/**
+ * A 5xx as the service's stack would send it (a choice: no capture exists). 500 comes from the
+ * service itself: the JSON-RPC internal error the gateway answers its own failures with. 502,
+ * 503 and 504 come from the load balancer in front of it (the hosted service runs on AWS): the
+ * ELB's HTML page, `content-type: text/html`, `server: awselb/2.0`, CRLF line ends.
+ */
+export function serverErrorResponse(status: 500 | 502 | 503 | 504, id: JsonRpcId): HttpResponse {
+  if (status === 500) {
+    const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'internal error' } })
+    return withBody(500, JSON_CONTENT_TYPE, body)
+  }
+  const title = LOAD_BALANCER_TITLES[status]!
+  const body = `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n</body>\r\n</html>\r\n`
+  return withBody(status, 'text/html', body, { server: 'awselb/2.0' })
 }
 
 export function isGatewayError(err: unknown): err is GatewayError {

@@ -2,6 +2,10 @@
  * The gateway core behind a bare `node:http` request listener: reads the raw body (up to
  * `MAX_BODY_BYTES`, geth's limit), hands method, Host, path, headers and bytes to the core, and
  * writes its status, headers and body unchanged. Express mounts the same listener (./app.ts).
+ *
+ * A response flagged `destroy` (a scripted drop, a held request released) destroys the socket
+ * without writing anything. When the client goes away before the answer, the request's signal
+ * is aborted, which releases a request a fault is holding.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { PayloadTooLargeError } from '../gateway/errors.ts'
@@ -40,6 +44,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 function write(res: ServerResponse, response: HttpResponse): void {
+  if (response.destroy === true) {
+    res.destroy()
+    return
+  }
+  if (res.destroyed) return
   res.writeHead(response.status, response.headers)
   res.end(response.body)
 }
@@ -49,6 +58,10 @@ export type NodeRequestListener = (req: IncomingMessage, res: ServerResponse) =>
 export function createNodeHandler(gateway: Gateway, opts: { maxBodyBytes?: number } = {}): NodeRequestListener {
   const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES
   return function gatewayListener(req, res) {
+    const gone = new AbortController()
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort()
+    })
     readBody(req, limit).then(
       async (body) => {
         const response = await gateway.handle({
@@ -57,6 +70,7 @@ export function createNodeHandler(gateway: Gateway, opts: { maxBodyBytes?: numbe
           path: req.url ?? '/',
           headers: req.headers,
           body,
+          signal: gone.signal,
         })
         write(res, response)
       },

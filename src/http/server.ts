@@ -1,6 +1,11 @@
 /**
  * `startServer(opts)`: loads the networks' fixture chains, serves the gateway on a port and
- * returns where each network answers; `close()` stops it (open keep-alive connections included).
+ * returns where each network answers; `close()` stops it (open keep-alive connections included,
+ * and requests a fault holds).
+ *
+ * Two lanes, one core: `POST /v3/...` goes straight to the bare `node:http` handler (the fast
+ * lane); everything else goes to the Express app of `createApp` (control routes when enabled,
+ * then the same core for the gateway's refusals).
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -8,8 +13,11 @@ import type { Chain } from '../chain/chain.ts'
 import { DEFAULT_CONFIG_PATH, loadConfigFile } from '../gateway/config.ts'
 import type { GatewayConfig, KeyConfigInput } from '../gateway/config.ts'
 import type { Clock } from '../gateway/credits.ts'
+import type { GatewayControl } from '../gateway/control.ts'
 import { createGateway } from '../gateway/gateway.ts'
 import type { Gateway, Logger, RpcBackend } from '../gateway/gateway.ts'
+import { createApp } from './app.ts'
+import { CONTROL_PREFIX } from './controlRoutes.ts'
 import { createNodeHandler } from './nodeHandler.ts'
 
 export const DEFAULT_PORT = 8545
@@ -29,6 +37,8 @@ export interface StartServerOptions {
   readonly clock?: Clock
   readonly logger?: Logger
   readonly rpc?: RpcBackend
+  /** Serve the HTTP control endpoint under `/_double/` (the CLI's `--control`). Default false. */
+  readonly control?: boolean
   /** Loads a fixture folder. Default: src/chain/loadFixture.ts. */
   readonly loadChain?: (folder: string, name: string) => Promise<Chain>
 }
@@ -60,6 +70,15 @@ export interface RunningServer {
   /** The first key of the config (the dev key of the default config). */
   readonly devKey: string | undefined
   readonly gateway: Gateway
+  /** The control facet (`gateway.control`), whether or not the HTTP endpoint is served. */
+  readonly control: GatewayControl
+  /** `origin` + `/_double` when the HTTP control endpoint is served, else undefined. */
+  readonly controlUrl: string | undefined
+  /**
+   * `http://<network host>:<port>/v3/<key>` for any network served now (forks included);
+   * default key: the first that has the network. Throws for an unknown network or no key.
+   */
+  urlFor(network: string, key?: string): string
   close(): Promise<void>
 }
 
@@ -91,7 +110,12 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.rpc ? { rpc: opts.rpc } : {}),
   })
-  const server = createServer(createNodeHandler(gateway))
+  const fastLane = createNodeHandler(gateway)
+  const app = createApp({ gateway, control: opts.control === true, ...(opts.logger ? { logger: opts.logger } : {}) })
+  const server = createServer((req, res) => {
+    if (req.method === 'POST' && req.url?.startsWith('/v3/') === true) fastLane(req, res)
+    else app(req, res)
+  })
   const bindHost = opts.host ?? DEFAULT_BIND_HOST
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -115,17 +139,28 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     }
   })
   const connectHost = bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost
+  const origin = `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${port}`
   return {
     port,
     host: bindHost,
-    origin: `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${port}`,
+    origin,
     serviceHost: gateway.serviceHost,
     networks,
     urls: Object.fromEntries(networks.filter((n) => n.url !== undefined).map((n) => [n.name, n.url!])),
     devKey: gateway.keys[0]?.key,
     gateway,
+    control: gateway.control,
+    controlUrl: opts.control === true ? `${origin}${CONTROL_PREFIX}` : undefined,
+    urlFor(name, key) {
+      const network = gateway.networks.get(name)
+      if (!network) throw new TypeError(`no network ${JSON.stringify(name)} is served`)
+      const k = key ?? gateway.keys.find((s) => s.networks.has(name))?.key
+      if (k === undefined) throw new TypeError(`no key has network ${JSON.stringify(name)}`)
+      return `http://${network.host}:${port}/v3/${k}`
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        gateway.close()
         server.close((err) => (err ? reject(err) : resolve()))
         server.closeAllConnections()
       }),

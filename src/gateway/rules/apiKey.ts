@@ -4,14 +4,21 @@ import { InvalidProjectIdError } from '../errors.ts'
 import type { RequestRule } from '../request.ts'
 
 export interface ApiKeyRuleOptions {
-  readonly keys: readonly KeySettings[]
+  /** A list (checked for duplicates once), or a live map by key that the gateway's controls change. */
+  readonly keys: readonly KeySettings[] | ReadonlyMap<string, KeySettings>
 }
 
 export function createApiKeyRule(options: ApiKeyRuleOptions): RequestRule {
-  const byKey = new Map<string, KeySettings>()
-  for (const k of options.keys) {
-    if (byKey.has(k.key)) throw new TypeError(`duplicate key ${k.key}`)
-    byKey.set(k.key, k)
+  let byKey: ReadonlyMap<string, KeySettings>
+  if (Array.isArray(options.keys)) {
+    const map = new Map<string, KeySettings>()
+    for (const k of options.keys as readonly KeySettings[]) {
+      if (map.has(k.key)) throw new TypeError(`duplicate key ${k.key}`)
+      map.set(k.key, k)
+    }
+    byKey = map
+  } else {
+    byKey = options.keys as ReadonlyMap<string, KeySettings>
   }
   return function apiKey(state) {
     const key = state.apiKey === undefined ? undefined : byKey.get(state.apiKey)

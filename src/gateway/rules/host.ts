@@ -1,6 +1,7 @@
 /**
  * Host rule: the network is the `<network>` of a Host `<network>-mainnet.<serviceHost>`; the port
- * and case are ignored. Any other Host is a 404 naming the hosts served.
+ * and case are ignored. Any other Host is a 404 naming the hosts served. The network map is read
+ * live: networks added later (forks, by the gateway's controls) are found too.
  */
 import { UnknownNetworkError } from '../errors.ts'
 import type { Network, RequestRule } from '../request.ts'
@@ -23,18 +24,16 @@ export function hostName(host: string): string {
 }
 
 export function createHostRule(options: HostRuleOptions): RequestRule {
-  const byHost = new Map<string, Network>()
   for (const [name, network] of options.networks) {
     if (network.host !== networkHost(name, options.serviceHost)) {
       throw new TypeError(`network ${name}: host ${network.host} does not match serviceHost ${options.serviceHost}`)
     }
-    byHost.set(network.host, network)
   }
-  const served = [...byHost.keys()]
+  const suffix = `-mainnet.${options.serviceHost}`
   return function host(state) {
     const name = hostName(state.request.host ?? '')
-    const network = byHost.get(name)
-    if (!network) throw new UnknownNetworkError(name, served)
+    const network = name.endsWith(suffix) ? options.networks.get(name.slice(0, -suffix.length)) : undefined
+    if (!network || network.host !== name) throw new UnknownNetworkError(name, [...options.networks.values()].map((n) => n.host))
     state.network = network
   }
 }

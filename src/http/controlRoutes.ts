@@ -1,0 +1,150 @@
+/**
+ * The HTTP control endpoint: the gateway's `control` facet (src/gateway/control.ts) as JSON routes
+ * under `/_double/`, never under the gateway's `/v3/`. Mounted by `createApp` only when asked
+ * (`control: true`); otherwise `/_double/...` answers like any unknown path.
+ *
+ * Bodies are JSON (any content type is read as JSON; an empty body is `{}`). Errors answer
+ * `{"error":{"message":"..."}}`: 400 when a field is wrong (the message names it), 404 for an
+ * unknown network, key, snapshot, fault or route, 501 when the chain lacks the feature.
+ */
+import express from 'express'
+import type { ErrorRequestHandler, Request, Router } from 'express'
+import { ControlError, ControlInputError } from '../gateway/controlError.ts'
+import type { GatewayControl } from '../gateway/control.ts'
+import type { Logger } from '../gateway/gateway.ts'
+import { silentLogger } from '../gateway/gateway.ts'
+
+/** Where the control routes live. */
+export const CONTROL_PREFIX = '/_double'
+
+/** The body as an object (`{}` when empty); anything else is a 400. */
+function body(req: Request): Record<string, unknown> {
+  const b: unknown = req.body
+  if (b === undefined || b === null) return {}
+  if (typeof b !== 'object' || Array.isArray(b)) throw new ControlInputError('body', 'must be a JSON object')
+  return b as Record<string, unknown>
+}
+
+function param(req: Request, name: string): string {
+  return String(req.params[name])
+}
+
+export function createControlRouter(control: GatewayControl, logger: Logger = silentLogger): Router {
+  const router = express.Router()
+  router.use(express.json({ type: () => true, strict: false, limit: '1mb' }))
+
+  router.get('/snapshots', (_req, res) => {
+    res.json({ snapshots: control.snapshots() })
+  })
+  router.post('/snapshots', async (req, res) => {
+    res.status(201).json(await control.snapshot(body(req) as { networks?: string[] }))
+  })
+  router.post('/snapshots/:id/restore', async (req, res) => {
+    res.json(await control.restore(param(req, 'id')))
+  })
+  router.delete('/snapshots/:id', (req, res) => {
+    control.deleteSnapshot(param(req, 'id'))
+    res.status(204).end()
+  })
+
+  router.get('/clock', (_req, res) => {
+    res.json(control.clock())
+  })
+  router.post('/clock', (req, res) => {
+    res.json(control.setClock(body(req)))
+  })
+  router.delete('/clock', (_req, res) => {
+    res.json(control.resetClock())
+  })
+
+  router.get('/keys', (_req, res) => {
+    res.json({ keys: control.keys() })
+  })
+  router.post('/keys', (req, res) => {
+    const b: unknown = req.body
+    const keys = Array.isArray(b) ? b : body(req).keys
+    if (keys === undefined) throw new ControlInputError('keys', 'give {"keys": [...]} in the config-file shape')
+    res.status(201).json({ keys: control.addKeys(keys) })
+  })
+  router.get('/keys/:key', (req, res) => {
+    res.json(control.key(param(req, 'key')))
+  })
+  router.put('/keys/:key/credits', (req, res) => {
+    res.json(control.setCredits(param(req, 'key'), body(req).remaining as number))
+  })
+  router.put('/keys/:key/networks/:network', (req, res) => {
+    res.json(control.setNetworkEnabled(param(req, 'key'), param(req, 'network'), true))
+  })
+  router.delete('/keys/:key/networks/:network', (req, res) => {
+    res.json(control.setNetworkEnabled(param(req, 'key'), param(req, 'network'), false))
+  })
+
+  router.get('/networks', (_req, res) => {
+    res.json({ networks: control.networks() })
+  })
+  router.post('/networks', async (req, res) => {
+    res.status(201).json(await control.fork(body(req) as { name: string; from: string }))
+  })
+  router.get('/networks/:name', (req, res) => {
+    res.json(control.network(param(req, 'name')))
+  })
+  router.put('/networks/:name/mining', (req, res) => {
+    res.json(control.setMiningMode(param(req, 'name'), body(req).mode as 'auto'))
+  })
+  router.post('/networks/:name/mine', async (req, res) => {
+    res.json(await control.mine(param(req, 'name')))
+  })
+
+  router.get('/log', (req, res) => {
+    const since = req.query.since
+    let n: number | undefined
+    if (since !== undefined) {
+      n = typeof since === 'string' && /^\d+$/.test(since) ? Number(since) : Number.NaN
+      if (Number.isNaN(n)) throw new ControlInputError('since', `must be an integer of at least 0, got ${JSON.stringify(since)}`)
+    }
+    res.json({ entries: control.requestLog(n === undefined ? {} : { since: n }) })
+  })
+  router.delete('/log', (_req, res) => {
+    control.clearRequestLog()
+    res.status(204).end()
+  })
+
+  router.get('/faults', (_req, res) => {
+    res.json({ faults: control.faults() })
+  })
+  router.post('/faults', (req, res) => {
+    res.status(201).json(control.addFault(body(req) as never))
+  })
+  router.delete('/faults', (_req, res) => {
+    control.clearFaults()
+    res.status(204).end()
+  })
+  router.delete('/faults/:id', (req, res) => {
+    control.removeFault(param(req, 'id'))
+    res.status(204).end()
+  })
+
+  router.use((req, res) => {
+    res.status(404).json({ error: { message: `no control route ${req.method} ${CONTROL_PREFIX}${req.path}` } })
+  })
+
+  const onError: ErrorRequestHandler = (err: unknown, _req, res, _next) => {
+    if (err instanceof ControlError) {
+      res.status(err.httpStatus).json({ error: { message: err.message } })
+      return
+    }
+    const e = err as { type?: string; status?: number; message?: string }
+    if (e.type === 'entity.parse.failed') {
+      res.status(400).json({ error: { message: `body: not valid JSON (${e.message ?? 'parse error'})` } })
+      return
+    }
+    if (e.type === 'entity.too.large') {
+      res.status(413).json({ error: { message: 'body: too large (limit 1 MiB)' } })
+      return
+    }
+    logger.error('control failure', err)
+    res.status(500).json({ error: { message: 'internal error' } })
+  }
+  router.use(onError)
+  return router
+}
