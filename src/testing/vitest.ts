@@ -19,7 +19,7 @@
  *
  * Isolation: with `isolate: ['ethereum']` the globalSetup forks `ethereum` once per worker slot
  * (`ethereum-w1` … `ethereum-w<maxWorkers>`, vitest's `VITEST_POOL_ID` range) through the control
- * API's `forkNetwork`, each fork enabled for the same keys. Files in one worker run one after
+ * API's `server.control.fork({ name, from })`, in-process, each fork enabled for the same keys. Files in one worker run one after
  * another, so a worker's fork is never touched by two files at once. When the server has no
  * control API, the run still starts and `useIsolatedNetwork` says why it cannot isolate.
  */
@@ -51,7 +51,7 @@ declare module 'vitest' {
 }
 
 export interface GlobalSetupOptions extends StartServerOptions {
-  /** Networks to fork once per worker slot (needs the control API's `forkNetwork`). */
+  /** Networks to fork once per worker slot (needs the control API's `control.fork`). */
   readonly isolate?: readonly string[]
 }
 
@@ -75,19 +75,15 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): GlobalSetu
 }
 
 /**
- * The control API's fork, as far as this module relies on it: `forkNetwork(from, name)` on the
- * running server's `control` (or on the server itself), which serves a copy of `from`'s chain as
- * network `name`, enabled for the keys that have `from`. Looked up at run time so that a server
- * without it still starts.
+ * The control API, as far as this module relies on it (gateway-double's `server.control`):
+ * `fork({ name, from })` serves a copy of `from`'s chain as network `name`, enabled for the keys
+ * that have `from`; `server.urlFor(name)` is its URL. Both are looked up at run time, so a server
+ * without them still starts, and a chain that cannot fork (the control API's 501) is reported the
+ * same way.
  */
-type ForkNetwork = (from: string, name: string) => unknown
-
-function findForkNetwork(server: RunningServer): ForkNetwork | undefined {
-  for (const owner of [(server as { control?: unknown }).control, server, server.gateway]) {
-    const fn = (owner as { forkNetwork?: unknown } | undefined)?.forkNetwork
-    if (typeof fn === 'function') return (from, name) => (fn as ForkNetwork).call(owner, from, name)
-  }
-  return undefined
+interface ForkingServer {
+  control?: { fork?: (input: { name: string; from: string }) => Promise<unknown> }
+  urlFor?: (network: string) => string
 }
 
 /** The fork's name for a worker slot. */
@@ -101,12 +97,10 @@ async function forkPerWorker(
   workers: number,
 ): Promise<Pick<GatewayDoubleContext, 'isolated' | 'isolationUnavailable'>> {
   if (isolate.length === 0) return { isolated: {}, isolationUnavailable: undefined }
-  const fork = findForkNetwork(server)
-  if (fork === undefined) {
-    return {
-      isolated: {},
-      isolationUnavailable: 'this gateway-double has no control API (forkNetwork): every worker shares the networks',
-    }
+  const { control, urlFor } = server as RunningServer & ForkingServer
+  const fork = control?.fork
+  if (typeof fork !== 'function') {
+    return { isolated: {}, isolationUnavailable: 'this gateway-double has no control API (control.fork): every worker shares the networks' }
   }
   const isolated: Record<string, Record<string, { name: string; url: string }>> = {}
   for (const from of isolate) {
@@ -115,8 +109,15 @@ async function forkPerWorker(
     const forks: Record<string, { name: string; url: string }> = {}
     for (let poolId = 1; poolId <= workers; poolId++) {
       const name = workerNetworkName(from, poolId)
-      await fork(from, name)
-      forks[String(poolId)] = { name, url: `http://${name}-mainnet.${server.serviceHost}:${server.port}/v3/${source.key}` }
+      try {
+        await fork.call(control, { name, from })
+      } catch (err) {
+        // 501: the chain behind the network cannot fork. Anything else is a real setup error.
+        if ((err as { httpStatus?: unknown }).httpStatus !== 501) throw err
+        return { isolated: {}, isolationUnavailable: `control.fork refused: ${(err as Error).message}` }
+      }
+      const url = typeof urlFor === 'function' ? urlFor.call(server, name) : `http://${name}-mainnet.${server.serviceHost}:${server.port}/v3/${source.key}`
+      forks[String(poolId)] = { name, url }
     }
     isolated[from] = forks
   }

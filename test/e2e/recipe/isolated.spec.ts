@@ -15,7 +15,7 @@ describe('recipe: a network per worker', () => {
 
   it.runIf(isolationUnavailable !== undefined)('without the control API: says so, shares only when asked', () => {
     expect(() => useIsolatedNetwork('ethereum')).toThrow(GatewayDoubleSetupError)
-    expect(() => useIsolatedNetwork('ethereum')).toThrow(/no control API \(forkNetwork\)/)
+    expect(() => useIsolatedNetwork('ethereum')).toThrow(/no control API \(control.fork\)|control.fork refused/)
     expect(process.env.RPC_ISOLATED).toBe('false')
     expect(rpcUrl).toBe(gatewayDouble().urls.ethereum)
   })
