@@ -1,5 +1,8 @@
 // This worker's network, from the setupFile: its own fork when the control API is there.
-import { createPublicClient, http } from 'viem'
+import { readFileSync } from 'node:fs'
+import { createPublicClient, createWalletClient, http } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { mainnet } from 'viem/chains'
 import { describe, expect, it } from 'vitest'
 import { GatewayDoubleSetupError, gatewayDouble, localhostFetch, useIsolatedNetwork } from './imports.ts'
 
@@ -27,5 +30,25 @@ describe('recipe: a network per worker', () => {
     expect(rpcUrl).toBe(mine.url)
     expect(Object.keys(isolated.ethereum!).sort()).toEqual(['1', '2'])
     expect(new URL(mine.url).hostname).toBe(`ethereum-w${poolId}-mainnet.localhost`)
+  })
+
+  it.runIf(isolationUnavailable === undefined)('a transaction on this worker’s fork leaves the shared ethereum as it was', async () => {
+    const accounts = JSON.parse(readFileSync(new URL('../../../fixtures/ethereum/accounts.json', import.meta.url), 'utf8')) as {
+      accounts: { name: string; address: `0x${string}`; privateKey?: `0x${string}` }[]
+    }
+    const dave = accounts.accounts.find((a) => a.name === 'dave')!
+    const erin = accounts.accounts.find((a) => a.name === 'erin')!
+    const transport = http(rpcUrl, { fetchFn: localhostFetch })
+    const fork = createPublicClient({ chain: mainnet, transport })
+    const shared = createPublicClient({ chain: mainnet, transport: http(gatewayDouble().urls.ethereum, { fetchFn: localhostFetch }) })
+    const wallet = createWalletClient({ account: privateKeyToAccount(dave.privateKey!), chain: mainnet, transport })
+    const before = await shared.getBalance({ address: erin.address })
+    const hash = await wallet.sendTransaction({ to: erin.address, value: 1234n })
+    const receipt = await fork.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+    expect(receipt.status).toBe('success')
+    expect(await fork.getBalance({ address: erin.address })).toBe(before + 1234n)
+    expect(await shared.getBalance({ address: erin.address })).toBe(before)
+    expect(await shared.getBlockNumber({ cacheTime: 0 })).toBe(6n)
+    expect(await fork.getBlockNumber({ cacheTime: 0 })).toBe(receipt.blockNumber)
   })
 })
