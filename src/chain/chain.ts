@@ -324,7 +324,7 @@ export class Chain {
    */
   restore(snapshot: ChainSnapshot): Promise<void> {
     const s = ChainSnapshot.contents(snapshot)
-    if (s.chain !== this) throw new TypeError(`snapshot was taken of chain ${s.chain.name}, not ${this.name}`)
+    if (s.chain !== this) return Promise.reject(new TypeError(`snapshot was taken of chain ${s.chain.name}, not ${this.name}`))
     return this.#exclusive(async () => {
       this.blockchain.reset(s.records)
       for (const record of [...this.#states.keys()]) if (!this.blockchain.has(record)) this.#states.delete(record)

@@ -19,10 +19,10 @@ interface Account {
 
 const accounts = (JSON.parse(readFileSync(new URL('../../fixtures/ethereum/accounts.json', import.meta.url), 'utf8')) as { accounts: Account[] }).accounts
 
-export function account(name: string): { address: string; key: Uint8Array } {
+export function account(name: string): { address: `0x${string}`; key: Uint8Array } {
   const a = accounts.find((x) => x.name === name)
   if (!a?.privateKey) throw new Error(`no key for ${name} in fixtures/ethereum/accounts.json`)
-  return { address: a.address, key: hexToBytes(a.privateKey as `0x${string}`) }
+  return { address: a.address as `0x${string}`, key: hexToBytes(a.privateKey as `0x${string}`) }
 }
 
 /** The chain's Common at its next block's fork. */

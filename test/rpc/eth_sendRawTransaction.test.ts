@@ -25,12 +25,12 @@ const bob = account('bob').address
 const carol = account('carol').address
 const TOKEN = '0x7d4c351edf255f0d4532fe1eb8f7b7c5eefcb105'
 const REVERTER = '0x7a1ed59eb13421e5838bb1bc284cf07d410cf689'
-const REVERT_WITH_REASON = '0x5b2dd100'
+const REVERT_WITH_REASON = '0x5b2dd100' as const
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef'
 /** A fixed clock before the fixture's timestamps: mined blocks are one second apart. */
 const CLOCK = { now: () => 0 }
 
-function transferCall(to: string, amount: bigint): string {
+function transferCall(to: string, amount: bigint): `0x${string}` {
   return `0xa9059cbb${to.slice(2).padStart(64, '0')}${amount.toString(16).padStart(64, '0')}`
 }
 
@@ -162,7 +162,7 @@ describe(method, () => {
 
     it('insufficient gas for floor data gas cost (EIP-7623)', async () => {
       // 100 non-zero bytes: intrinsic 21000 + 1600, floor 21000 + 4000.
-      const data = `0x${'ff'.repeat(100)}`
+      const data = `0x${'ff'.repeat(100)}` as const
       expect((await refusal(signed1559(chain, 'alice', { nonce: aliceNonce, to: bob, gasLimit: 23_000n, data }))).message).toBe(
         'insufficient gas for floor data gas cost: gas 23000, minimum needed 25000',
       )

@@ -7,8 +7,8 @@ import { LATEST, stateRecord } from '../blocks.ts'
 
 /**
  * The nonce of an account at a block (default `latest`). `pending` is geth's pending nonce: the
- * head's, raised by the account's pooled transactions that follow it without a gap (in the
- * `manual` mining mode; in `auto` only transactions queued behind a nonce gap wait).
+ * head's, raised by the account's pooled transactions that follow it without a gap (those wait
+ * only in the `manual` mining mode; `auto` mines them at once).
  */
 export const eth_getTransactionCount = defineMethod({
   name: 'eth_getTransactionCount',
