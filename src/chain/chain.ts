@@ -282,7 +282,7 @@ export class Chain {
         gasLimit: head.block.header.gasLimit,
         chainId: this.chainId,
       })
-      const ptx = poolTransaction(raw, tx, from, this.#seq++)
+      const ptx = poolTransaction(decoded.canonical, tx, from, this.#seq++)
       const state = await this.stateAt(head)
       const account = await state.getAccount(createAddressFromString(from))
       const replaced = validateWithState(ptx, { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n }, this.#pool)
@@ -290,6 +290,12 @@ export class Chain {
       if (baseFee !== undefined && ptx.feeCap < baseFee) {
         throw new TxRejectedError(
           `max fee per gas less than block base fee: address ${toChecksumAddress(from)}, maxFeePerGas: ${ptx.feeCap}, baseFee: ${baseFee}`,
+        )
+      }
+      const blobFee = ptx.blobGas > 0n ? this.#nextBlobBaseFee() : undefined
+      if (blobFee !== undefined && ptx.blobFeeCap < blobFee) {
+        throw new TxRejectedError(
+          `max fee per blob gas less than block blob gas fee: address ${toChecksumAddress(from)} blobGasFeeCap: ${ptx.blobFeeCap}, blobBaseFee: ${blobFee}`,
         )
       }
       this.#pool = this.#pool.filter((p) => p !== replaced)
@@ -390,6 +396,13 @@ export class Chain {
     const common = this.#commonAt(head.number + 1n, this.#nextTimestamp())
     if (!common.isActivatedEIP(1559)) return undefined
     return head.baseFeePerGas !== undefined ? head.calcNextBaseFee() : common.param('initialBaseFee')
+  }
+
+  #nextBlobBaseFee(): bigint | undefined {
+    const head = this.head.block.header
+    const common = this.#commonAt(head.number + 1n, this.#nextTimestamp())
+    if (!common.isActivatedEIP(4844)) return undefined
+    return head.excessBlobGas !== undefined ? head.calcNextBlobGasPrice(common) : 1n
   }
 
   async #nonceAt(record: BlockRecord, from: string): Promise<bigint> {

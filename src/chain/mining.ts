@@ -73,6 +73,11 @@ export async function mineChild(
     fields = { ...fields, difficulty: shellHeader.ethashCanonicalDifficulty(parent.block.header) }
     shellHeader = createBlockHeader(fields, { common })
   }
+  if (common.isActivatedEIP(4844)) {
+    const blobs = transactions.reduce((n, tx) => n + ((tx as { blobVersionedHashes?: unknown[] }).blobVersionedHashes?.length ?? 0), 0)
+    fields = { ...fields, blobGasUsed: BigInt(blobs) * common.param('blobGasPerBlob') }
+    shellHeader = createBlockHeader(fields, { common })
+  }
   const withdrawals = common.isActivatedEIP(4895) ? [] : undefined
   const shell = new Block(shellHeader, transactions, [], withdrawals, { common })
   let run: RunBlockResult

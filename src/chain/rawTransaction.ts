@@ -21,8 +21,20 @@ export interface DecodedTx {
   fields: Record<string, FieldValue>
   /** A type-3 transaction in its network form (blobs, commitments and proofs attached). */
   hasSidecar: boolean
+  /** The sidecar of a type-3 transaction's network form. */
+  sidecar?: BlobSidecar
+  /** The transaction as blocks hold it (a type-3 transaction without its sidecar). */
+  canonical: Uint8Array
   /** The encoded transaction's length, geth's `tx.Size()`. */
   size: number
+}
+
+/** geth's `BlobTxSidecar`: version 0 has one proof per blob, version 1 (Osaka) 128 cell proofs. */
+export interface BlobSidecar {
+  version: number
+  blobs: Uint8Array[]
+  commitments: Uint8Array[]
+  proofs: Uint8Array[]
 }
 
 type Kind =
@@ -285,7 +297,7 @@ function decodeBytes(bytes: Uint8Array, struct: Struct): Record<string, FieldVal
 /** Decodes a raw transaction as geth's `UnmarshalBinary` does, or throws `TxDecodeError`. */
 export function decodeRawTransaction(input: Uint8Array): DecodedTx {
   if (input.length > 0 && input[0]! > 0x7f) {
-    return { type: 0, fields: decodeBytes(input, LEGACY), hasSidecar: false, size: input.length }
+    return { type: 0, fields: decodeBytes(input, LEGACY), hasSidecar: false, canonical: input, size: input.length }
   }
   if (input.length <= 1) throw new TxDecodeError('typed transaction too short')
   const type = input[0]!
@@ -294,19 +306,33 @@ export function decodeRawTransaction(input: Uint8Array): DecodedTx {
   const payload = input.subarray(1)
   if (type === 3 && isNetworkBlobForm(payload)) {
     // The network form: [tx, [version,] blobs, commitments, proofs]. Its first item is the tx.
-    const outer = new Reader(payload, 0, payload.length, false)
     let txBytes: Uint8Array
+    let sidecar: BlobSidecar
     try {
-      const list = outer.list('types.blobTxWithBlobs')
+      const list = new Reader(payload, 0, payload.length, false).list('types.blobTxWithBlobs')
       const h = list.header()
       txBytes = payload.subarray(list.pos, h.end)
+      list.pos = h.end
+      let version = 0
+      if (!list.atEnd() && !list.header().list) version = Number(integer(list.string('uint8'), 'uint8', 1))
+      const strings = (): Uint8Array[] => {
+        const inner = list.list('[]kzg4844.Blob')
+        const out: Uint8Array[] = []
+        while (!inner.atEnd()) out.push(inner.string('kzg4844.Blob'))
+        return out
+      }
+      sidecar = { version, blobs: strings(), commitments: strings(), proofs: strings() }
+      if (!list.atEnd()) throw new RlpError('input list has too many elements', 'types.blobTxWithBlobs')
     } catch (err) {
       if (err instanceof RlpError) throw new TxDecodeError(err.text())
       throw err
     }
-    return { type, fields: decodeBytes(txBytes, struct), hasSidecar: true, size: input.length }
+    const canonical = new Uint8Array(txBytes.length + 1)
+    canonical[0] = 3
+    canonical.set(txBytes, 1)
+    return { type, fields: decodeBytes(txBytes, struct), hasSidecar: true, sidecar, canonical, size: input.length }
   }
-  return { type, fields: decodeBytes(payload, struct), hasSidecar: false, size: input.length }
+  return { type, fields: decodeBytes(payload, struct), hasSidecar: false, canonical: input, size: input.length }
 }
 
 /** Whether a type-3 payload's first element is itself a list (the network form), as geth tells them apart. */

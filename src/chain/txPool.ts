@@ -9,6 +9,7 @@ import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
+import { sha256 } from '@noble/hashes/sha2.js'
 import { intrinsicGas } from './call.ts'
 import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
 import type { DecodedTx, FieldValue } from './rawTransaction.ts'
@@ -20,8 +21,12 @@ export class TxRejectedError extends Error {
   override readonly name = 'TxRejectedError'
 }
 
-/** geth's `txMaxSize`: 4 slots of 32 KiB. */
+/** geth's `txMaxSize`: 4 slots of 32 KiB (the blob pool's: 1 MiB, sidecar included). */
 export const TX_MAX_SIZE = 131072
+export const BLOB_TX_MAX_SIZE = 1048576
+/** geth's `params.BlobTxMaxBlobs`. */
+const BLOB_TX_MAX_BLOBS = 6
+const CELL_PROOFS_PER_BLOB = 128
 /** geth's default `--rpc.txfeecap`: 1 ether. */
 export const RPC_TX_FEE_CAP_WEI = 10n ** 18n
 /** geth's default `--txpool.pricelimit`: 1 wei of tip. */
@@ -45,8 +50,12 @@ export interface PoolTransaction {
   readonly tipCap: bigint
   /** geth's `tx.Cost()`: gas * fee cap + value. */
   readonly cost: bigint
+  /** The transaction as blocks hold it (a blob transaction without its sidecar). */
   readonly raw: Uint8Array
   readonly tx: TypedTransaction
+  /** Blob gas (131072 per blob) and the blob fee cap; 0 for other types. */
+  readonly blobGas: bigint
+  readonly blobFeeCap: bigint
   /** Arrival order, for ties. */
   readonly seq: number
   /** As eth_getTransactionByHash shows a pending transaction (null block fields). */
@@ -97,8 +106,10 @@ export function validateTransaction(raw: Uint8Array, decoded: DecodedTx, rules: 
   const f = decoded.fields
   const type = decoded.type
   const { common } = rules
-  if (decoded.size > TX_MAX_SIZE) {
-    throw new TxRejectedError(`oversized data: transaction size ${decoded.size}, limit ${TX_MAX_SIZE}`)
+  const blobHashes = Array.isArray(f.BlobHashes) ? (f.BlobHashes as Uint8Array[]) : []
+  const maxSize = type === 3 ? BLOB_TX_MAX_SIZE : TX_MAX_SIZE
+  if (decoded.size > maxSize) {
+    throw new TxRejectedError(`oversized data: transaction size ${decoded.size}, limit ${maxSize}`)
   }
   const forkNeeded: Record<number, [string, string]> = { 1: ['berlin', 'Berlin'], 2: ['london', 'London'], 3: ['cancun', 'Cancun'], 4: ['prague', 'Prague'] }
   const need = forkNeeded[type]
@@ -139,14 +150,46 @@ export function validateTransaction(raw: Uint8Array, decoded: DecodedTx, rules: 
   if (tipCap < MIN_TIP) {
     throw new TxRejectedError(`transaction gas price below minimum: gas tip cap ${tipCap}, minimum needed ${MIN_TIP}`)
   }
-  if (type === 3) {
-    if (!decoded.hasSidecar) throw new TxRejectedError('missing sidecar in blob transaction')
-    throw new TxRejectedError('blob transactions with sidecars are not supported by this double')
-  }
+  if (type === 3) validateBlobSidecar(decoded, blobHashes, common)
   if (type === 4 && authorizations.length === 0) {
     throw new TxRejectedError('set code tx must have at least one authorization tuple')
   }
   return { tx, from }
+}
+
+/**
+ * geth's `validateBlobTx`: the sidecar's version for the fork, the blob fee floor, the counts, and
+ * the commitments against the versioned hashes. The KZG proofs themselves are not verified (a
+ * cell-proof check costs more than the double should spend on a test transaction).
+ */
+function validateBlobSidecar(decoded: DecodedTx, hashes: Uint8Array[], common: Common): void {
+  const sidecar = decoded.sidecar
+  if (!sidecar) throw new TxRejectedError('missing sidecar in blob transaction')
+  const version = common.gteHardfork('osaka') ? 1 : 0
+  if (sidecar.version !== version) throw new TxRejectedError(`unexpected sidecar version, want: ${version}, got: ${sidecar.version}`)
+  const blobFeeCap = big(decoded.fields.BlobFeeCap)
+  if (blobFeeCap < 1n) throw new TxRejectedError(`transaction gas price below minimum: blob fee cap ${blobFeeCap}, minimum needed 1`)
+  if (hashes.length === 0) throw new TxRejectedError('blobless blob transaction')
+  if (hashes.length > BLOB_TX_MAX_BLOBS) {
+    throw new TxRejectedError(`too many blobs in transaction: have ${hashes.length}, permitted ${BLOB_TX_MAX_BLOBS}`)
+  }
+  if (sidecar.blobs.length !== hashes.length) {
+    throw new TxRejectedError(`invalid number of ${sidecar.blobs.length} blobs compared to ${hashes.length} blob hashes`)
+  }
+  if (sidecar.commitments.length !== hashes.length) {
+    throw new TxRejectedError(`invalid number of ${sidecar.commitments.length} blob commitments compared to ${hashes.length} blob hashes`)
+  }
+  sidecar.commitments.forEach((commitment, i) => {
+    const computed = sha256(commitment)
+    computed[0] = 1
+    if (bytesToHex(computed) !== bytesToHex(hashes[i]!)) {
+      throw new TxRejectedError(`blob ${i}: computed hash ${bytesToHex(computed)} mismatches transaction one ${bytesToHex(hashes[i]!)}`)
+    }
+  })
+  const proofs = version === 1 ? hashes.length * CELL_PROOFS_PER_BLOB : hashes.length
+  if (sidecar.proofs.length !== proofs) {
+    throw new TxRejectedError(`invalid number of ${sidecar.proofs.length} blob proofs expected ${proofs}`)
+  }
 }
 
 function decodedAccessList(v: FieldValue | undefined): { address: string; storageKeys: string[] }[] {
@@ -182,7 +225,7 @@ function recoverSender(raw: Uint8Array, decoded: DecodedTx, rules: HeadRules): {
   if (!valid) throw invalid('invalid transaction v, r, s values')
   let tx: TypedTransaction
   try {
-    tx = createTxFromRLP(raw, { common: rules.nextCommon })
+    tx = createTxFromRLP(decoded.canonical, { common: rules.nextCommon })
   } catch (err) {
     throw new TxRejectedError(withoutEthereumJsContext(err))
   }
@@ -195,6 +238,8 @@ function recoverSender(raw: Uint8Array, decoded: DecodedTx, rules: HeadRules): {
 
 /** Builds the pool entry of a validated transaction. */
 export function poolTransaction(raw: Uint8Array, tx: TypedTransaction, from: string, seq: number): PoolTransaction {
+  const blobGas = 'blobVersionedHashes' in tx ? BigInt((tx as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length) * 131072n : 0n
+  const blobFeeCap = 'maxFeePerBlobGas' in tx ? (tx as { maxFeePerBlobGas: bigint }).maxFeePerBlobGas : 0n
   const feeCap = 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice
   const tipCap = 'maxPriorityFeePerGas' in tx ? tx.maxPriorityFeePerGas : (tx as { gasPrice: bigint }).gasPrice
   return {
@@ -204,7 +249,9 @@ export function poolTransaction(raw: Uint8Array, tx: TypedTransaction, from: str
     gasLimit: tx.gasLimit,
     feeCap,
     tipCap,
-    cost: tx.gasLimit * feeCap + tx.value,
+    cost: tx.gasLimit * feeCap + tx.value + blobGas * blobFeeCap,
+    blobGas,
+    blobFeeCap,
     raw,
     tx,
     seq,
