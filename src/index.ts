@@ -35,3 +35,9 @@ export {
 } from './gateway/credits.ts'
 export type { Clock } from './gateway/credits.ts'
 export * from './gateway/errors.ts'
+
+// Chains: load a fixture folder, and drive mining, snapshots and forks (README: Sending transactions).
+export { loadFixture } from './chain/loadFixture.ts'
+export type { LoadOptions } from './chain/loadFixture.ts'
+export { Chain, ChainSnapshot } from './chain/chain.ts'
+export type { BlockRecord, ChainClock, MiningMode, PendingTransaction } from './chain/chain.ts'
