@@ -119,6 +119,7 @@ export class Chain {
   #mode: MiningMode
   #pool: PoolTransaction[] = []
   #seq = 0
+  readonly #commons = new Map<string, Common>()
   /** The tail of the queue that serializes sends, mining, restores and forks. */
   #queue: Promise<unknown> = Promise.resolve()
 
@@ -379,9 +380,15 @@ export class Chain {
     return run
   }
 
+  /** A Common at the fork of a block at that height and time; one per fork, never changed after. */
   #commonAt(blockNumber: bigint, timestamp: bigint): Common {
-    const common = this.common.copy()
-    common.setHardforkBy({ blockNumber, timestamp })
+    const hardfork = this.common.getHardforkBy({ blockNumber, timestamp })
+    let common = this.#commons.get(hardfork)
+    if (!common) {
+      common = this.common.copy()
+      common.setHardfork(hardfork)
+      this.#commons.set(hardfork, common)
+    }
     return common
   }
 
