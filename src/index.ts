@@ -56,3 +56,9 @@ export type { Fault, FaultInput, FaultKind } from './gateway/faults.ts'
 export { REQUEST_LOG_LIMIT } from './gateway/requestLog.ts'
 export type { LoggedCall, RequestLogEntry } from './gateway/requestLog.ts'
 export * from './gateway/errors.ts'
+
+// Chains: load a fixture folder, and drive mining, snapshots and forks (README: Sending transactions).
+export { loadFixture } from './chain/loadFixture.ts'
+export type { LoadOptions } from './chain/loadFixture.ts'
+export { Chain, ChainSnapshot } from './chain/chain.ts'
+export type { BlockRecord, ChainClock, MiningMode, PendingTransaction } from './chain/chain.ts'

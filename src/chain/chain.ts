@@ -1,17 +1,29 @@
 /**
- * A fixture chain held in memory: every block with what a node keeps of it (senders, receipts,
- * gas used, effective gas prices, contract addresses, block-wide log indexes) already rendered
- * in the execution-apis wire shapes, plus a VM whose trie keeps every block's state root, so any
+ * A chain held in memory: every block with what a node keeps of it (senders, receipts, gas used,
+ * effective gas prices, contract addresses, block-wide log indexes) already rendered in the
+ * execution-apis wire shapes, plus a VM whose trie keeps every block's state root, so any
  * historical state can be read. Reads never re-execute anything.
+ *
+ * The chain also grows: eth_sendRawTransaction's transactions pass geth's pool rules (txPool.ts)
+ * and are mined into new blocks on the head (mining.ts), at once (`auto`) or when `mine()` is
+ * called (`manual`). `snapshot()`/`restore()` go back to an earlier head, and `fork()` makes an
+ * independent copy. Sends, mining, restores and forks run one at a time, in call order.
  */
 import type { Block } from '@ethereumjs/block'
-import type { Blockchain } from '@ethereumjs/blockchain'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import { bytesToHex, createAddressFromString, toChecksumAddress } from '@ethereumjs/util'
+import { createVM } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
+import { keccak256 } from '../encoding/keccak.ts'
+import { BlockStore } from './blockStore.ts'
+import { childHeaderFields, MiningError, mineChild } from './mining.ts'
+import { decodeRawTransaction } from './rawTransaction.ts'
 import type { ReceiptJson, TransactionJson } from './render.ts'
+import { checkSubmission, poolTransaction, selectExecutable, TxRejectedError, validateTransaction, validateWithState } from './txPool.ts'
+import type { PoolTransaction } from './txPool.ts'
 
-/** One block and everything read from it, rendered once at load. */
+/** One block and everything read from it, rendered once when the block is loaded or mined. */
 export interface BlockRecord {
   readonly block: Block
   readonly number: bigint
@@ -28,59 +40,121 @@ export type BlockSelector =
   | { kind: 'number'; number: bigint }
   | { kind: 'hash'; hash: string }
 
+/** `auto`: every valid transaction is mined at once, in a block of its own. `manual`: they wait for `mine()`. */
+export type MiningMode = 'auto' | 'manual'
+
+/** Where mined blocks take their time from: milliseconds since the epoch, like `Date.now`. */
+export interface ChainClock {
+  now(): number
+}
+
+/** A transaction waiting in the pool. */
+export type PendingTransaction = PoolTransaction
+
+/** A chain's state at one moment, to `restore` later. Opaque; valid for the chain that made it. */
+export class ChainSnapshot {
+  readonly #chain: Chain
+  readonly #records: readonly BlockRecord[]
+  readonly #safe: bigint
+  readonly #finalized: bigint
+  readonly #pool: readonly PoolTransaction[]
+  readonly #mode: MiningMode
+
+  /** @internal Made by `Chain.snapshot()`. */
+  constructor(chain: Chain, records: readonly BlockRecord[], safe: bigint, finalized: bigint, pool: readonly PoolTransaction[], mode: MiningMode) {
+    this.#chain = chain
+    this.#records = records
+    this.#safe = safe
+    this.#finalized = finalized
+    this.#pool = pool
+    this.#mode = mode
+  }
+
+  /** The head block number when it was taken. */
+  get headNumber(): bigint {
+    return this.#records[this.#records.length - 1]!.number
+  }
+
+  /** @internal */
+  static contents(s: ChainSnapshot): { chain: Chain; records: readonly BlockRecord[]; safe: bigint; finalized: bigint; pool: readonly PoolTransaction[]; mode: MiningMode } {
+    return { chain: s.#chain, records: s.#records, safe: s.#safe, finalized: s.#finalized, pool: s.#pool, mode: s.#mode }
+  }
+}
+
 /** How many blocks' read-only states `stateAt` keeps. */
 const READ_STATES_KEPT = 16
+
+export const SYSTEM_CLOCK: ChainClock = { now: () => Date.now() }
+
+export interface ChainOptions {
+  name: string
+  common: Common
+  /** The VM; its blockchain must be `store` (see `Chain.open`). */
+  vm: VM
+  store: BlockStore
+  safe: bigint
+  finalized: bigint
+  verifiedBy?: 'replay' | 'cache'
+  /** Where mined blocks take their timestamps from. Default: the system clock. */
+  clock?: ChainClock
+  miningMode?: MiningMode
+}
 
 export class Chain {
   readonly name: string
   readonly common: Common
   readonly vm: VM
-  readonly blockchain: Blockchain
+  /** The blocks; also the blockchain the VM reads BLOCKHASH from. */
+  readonly blockchain: BlockStore
   readonly chainId: bigint
   /** How the blocks were verified: replayed now, or replayed by an earlier load and read back. */
   readonly verifiedBy: 'replay' | 'cache'
-  /** Blocks by position; `records[i].number === firstNumber + i`. */
-  readonly #records: BlockRecord[]
-  readonly #byHash = new Map<string, BlockRecord>()
-  readonly #txByHash = new Map<string, { record: BlockRecord; index: number }>()
   #safe: bigint
   #finalized: bigint
+  /** How far safe and finalized stay behind the head as blocks are mined (the fixture's distances). */
+  readonly #safeLag: bigint
+  readonly #finalizedLag: bigint
   readonly #states = new Map<BlockRecord, Promise<MerkleStateManager>>()
+  #clock: ChainClock
+  #mode: MiningMode
+  #pool: PoolTransaction[] = []
+  #seq = 0
+  readonly #commons = new Map<string, Common>()
+  /** The tail of the queue that serializes sends, mining, restores and forks. */
+  #queue: Promise<unknown> = Promise.resolve()
 
-  constructor(opts: {
-    name: string
-    common: Common
-    vm: VM
-    blockchain: Blockchain
-    records: BlockRecord[]
-    safe: bigint
-    finalized: bigint
-    verifiedBy?: 'replay' | 'cache'
-  }) {
+  constructor(opts: ChainOptions) {
     this.name = opts.name
     this.common = opts.common
     this.vm = opts.vm
-    this.blockchain = opts.blockchain
+    this.blockchain = opts.store
     this.chainId = opts.common.chainId()
     this.verifiedBy = opts.verifiedBy ?? 'replay'
-    this.#records = []
-    for (const r of opts.records) this.#index(r)
     this.#safe = opts.safe
     this.#finalized = opts.finalized
+    this.#safeLag = this.head.number - opts.safe
+    this.#finalizedLag = this.head.number - opts.finalized
+    this.#clock = opts.clock ?? SYSTEM_CLOCK
+    this.#mode = opts.miningMode ?? 'auto'
   }
 
-  #index(record: BlockRecord): void {
-    this.#records.push(record)
-    this.#byHash.set(record.hash, record)
-    record.transactions.forEach((tx, index) => this.#txByHash.set(tx.hash, { record, index }))
+  /**
+   * A chain over `records` whose state is in `stateManager` (its trie database holding every
+   * record's state root). Builds the chain's own VM, reading BLOCKHASH from the records.
+   */
+  static async open(opts: Omit<ChainOptions, 'vm' | 'store'> & { stateManager: MerkleStateManager; records: readonly BlockRecord[] }): Promise<Chain> {
+    const store = new BlockStore(opts.records)
+    await opts.stateManager.setStateRoot(store.last.block.header.stateRoot)
+    const vm = await createVM({ common: opts.common, stateManager: opts.stateManager, blockchain: store })
+    return new Chain({ ...opts, vm, store })
   }
 
   get genesis(): BlockRecord {
-    return this.#records[0]!
+    return this.blockchain.first
   }
 
   get head(): BlockRecord {
-    return this.#records[this.#records.length - 1]!
+    return this.blockchain.last
   }
 
   get safeNumber(): bigint {
@@ -92,21 +166,22 @@ export class Chain {
   }
 
   byNumber(n: bigint): BlockRecord | undefined {
-    const i = n - this.genesis.number
-    if (i < 0n || i >= BigInt(this.#records.length)) return undefined
-    return this.#records[Number(i)]
+    return this.blockchain.byNumber(n)
   }
 
   /** `hash` in lowercase hex. */
   byHash(hash: string): BlockRecord | undefined {
-    return this.#byHash.get(hash.toLowerCase())
+    return this.blockchain.byHash(hash)
   }
 
   transactionByHash(hash: string): { record: BlockRecord; index: number } | undefined {
-    return this.#txByHash.get(hash.toLowerCase())
+    return this.blockchain.transactionByHash(hash)
   }
 
-  /** The block a selector names, or undefined for an unknown hash or a future number. */
+  /**
+   * The block a selector names, or undefined for an unknown hash or a future number. `pending`
+   * is the head: pooled transactions are not executed until they are mined.
+   */
   resolve(selector: BlockSelector): BlockRecord | undefined {
     switch (selector.kind) {
       case 'number':
@@ -145,5 +220,259 @@ export class Chain {
     }
     this.#states.set(record, state)
     return state
+  }
+
+  // Mining.
+
+  get miningMode(): MiningMode {
+    return this.#mode
+  }
+
+  /** Switches the mining mode. Switching to `auto` mines nothing by itself: the next send or `mine()` does. */
+  setMiningMode(mode: MiningMode): void {
+    if (mode !== 'auto' && mode !== 'manual') throw new TypeError(`mining mode must be 'auto' or 'manual', got ${String(mode)}`)
+    this.#mode = mode
+  }
+
+  get clock(): ChainClock {
+    return this.#clock
+  }
+
+  /** Sets where mined blocks take their timestamps from (`max(parent + 1, floor(now / 1000))`). */
+  setClock(clock: ChainClock): void {
+    this.#clock = clock
+  }
+
+  /** The transactions waiting in the pool, by sender (in order of first arrival), then nonce. */
+  get pending(): readonly PendingTransaction[] {
+    const firstSeen = new Map<string, number>()
+    for (const p of this.#pool) firstSeen.set(p.from, Math.min(firstSeen.get(p.from) ?? p.seq, p.seq))
+    return [...this.#pool].sort((a, b) => firstSeen.get(a.from)! - firstSeen.get(b.from)! || (a.nonce < b.nonce ? -1 : 1))
+  }
+
+  /** A pooled transaction by hash (lowercase hex). */
+  pendingByHash(hash: string): PendingTransaction | undefined {
+    const h = hash.toLowerCase()
+    return this.#pool.find((p) => p.hash === h)
+  }
+
+  /** geth's pending nonce: the head state's nonce, plus the pooled transactions that follow it without a gap. */
+  async pendingNonce(address: string): Promise<bigint> {
+    const from = address.toLowerCase()
+    let next = await this.#nonceAt(this.head, from)
+    const nonces = new Set(this.#pool.filter((p) => p.from === from).map((p) => p.nonce))
+    while (nonces.has(next)) next++
+    return next
+  }
+
+  /**
+   * eth_sendRawTransaction: decodes `raw` and checks it as geth does (throwing `TxDecodeError` or
+   * `TxRejectedError` with geth's message), pools it, and in `auto` mode mines every executable
+   * pooled transaction into a new block before answering. Returns the transaction hash.
+   */
+  sendRawTransaction(raw: Uint8Array): Promise<string> {
+    return this.#exclusive(async () => {
+      const decoded = decodeRawTransaction(raw)
+      checkSubmission(decoded)
+      const head = this.head
+      const hash = bytesToHex(keccak256(raw))
+      if (this.#pool.some((p) => p.hash === hash)) throw new TxRejectedError('already known')
+      const { tx, from } = validateTransaction(raw, decoded, {
+        common: this.#commonAt(head.number, head.timestamp),
+        nextCommon: this.#commonAt(head.number + 1n, this.#nextTimestamp()),
+        gasLimit: head.block.header.gasLimit,
+        chainId: this.chainId,
+      })
+      const ptx = poolTransaction(decoded.canonical, tx, from, this.#seq++)
+      const state = await this.stateAt(head)
+      const account = await state.getAccount(createAddressFromString(from))
+      const replaced = validateWithState(ptx, { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n }, this.#pool)
+      const baseFee = this.#nextBaseFee()
+      if (baseFee !== undefined && ptx.feeCap < baseFee) {
+        throw new TxRejectedError(
+          `max fee per gas less than block base fee: address ${toChecksumAddress(from)}, maxFeePerGas: ${ptx.feeCap}, baseFee: ${baseFee}`,
+        )
+      }
+      const blobFee = ptx.blobGas > 0n ? this.#nextBlobBaseFee() : undefined
+      if (blobFee !== undefined && ptx.blobFeeCap < blobFee) {
+        throw new TxRejectedError(
+          `max fee per blob gas less than block blob gas fee: address ${toChecksumAddress(from)} blobGasFeeCap: ${ptx.blobFeeCap}, blobBaseFee: ${blobFee}`,
+        )
+      }
+      this.#pool = this.#pool.filter((p) => p !== replaced)
+      this.#pool.push(ptx)
+      if (this.#mode === 'auto') {
+        const failed = await this.#mineExecutable(false)
+        const own = failed.get(ptx.hash)
+        if (own) throw new TxRejectedError(own)
+      }
+      return ptx.hash
+    })
+  }
+
+  /** Mines one block with every executable pooled transaction (an empty block when there is none). */
+  mine(): Promise<BlockRecord> {
+    return this.#exclusive(async () => {
+      await this.#mineExecutable(true)
+      return this.head
+    })
+  }
+
+  // Snapshots and forks.
+
+  /** The head, safe and finalized blocks, the pool and the mining mode, as they are now. */
+  snapshot(): ChainSnapshot {
+    return new ChainSnapshot(this, [...this.blockchain.records], this.#safe, this.#finalized, [...this.#pool], this.#mode)
+  }
+
+  /**
+   * Goes back to `snapshot`: blocks mined since disappear from every lookup, and mining continues
+   * from its head. A snapshot stays valid after use (restore it again, or restore a later one).
+   */
+  restore(snapshot: ChainSnapshot): Promise<void> {
+    const s = ChainSnapshot.contents(snapshot)
+    if (s.chain !== this) return Promise.reject(new TypeError(`snapshot was taken of chain ${s.chain.name}, not ${this.name}`))
+    return this.#exclusive(async () => {
+      this.blockchain.reset(s.records)
+      for (const record of [...this.#states.keys()]) if (!this.blockchain.has(record)) this.#states.delete(record)
+      this.#safe = s.safe
+      this.#finalized = s.finalized
+      this.#pool = [...s.pool]
+      this.#mode = s.mode
+      await this.vm.stateManager.setStateRoot(this.head.block.header.stateRoot)
+    })
+  }
+
+  /**
+   * An independent chain named `name` that starts as a copy of this one (blocks, pool, mining
+   * mode, clock). Blocks and the trie database are shared, which is safe: records never change,
+   * and the database only ever gains nodes, keyed by their hashes.
+   */
+  fork(name: string): Promise<Chain> {
+    return this.#exclusive(async () => {
+      const common = this.common.copy()
+      const store = this.blockchain.copy()
+      const stateManager = (this.vm.stateManager as MerkleStateManager).shallowCopy(false)
+      await stateManager.setStateRoot(this.head.block.header.stateRoot)
+      const vm = await createVM({ common, stateManager, blockchain: store })
+      const forked = new Chain({
+        name,
+        common,
+        vm,
+        store,
+        safe: this.#safe,
+        finalized: this.#finalized,
+        verifiedBy: this.verifiedBy,
+        clock: this.#clock,
+        miningMode: this.#mode,
+      })
+      forked.#pool = [...this.#pool]
+      forked.#seq = this.#seq
+      return forked
+    })
+  }
+
+  // Internals.
+
+  #exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task)
+    this.#queue = run.catch(() => undefined)
+    return run
+  }
+
+  /** A Common at the fork of a block at that height and time; one per fork, never changed after. */
+  #commonAt(blockNumber: bigint, timestamp: bigint): Common {
+    const hardfork = this.common.getHardforkBy({ blockNumber, timestamp })
+    let common = this.#commons.get(hardfork)
+    if (!common) {
+      common = this.common.copy()
+      common.setHardfork(hardfork)
+      this.#commons.set(hardfork, common)
+    }
+    return common
+  }
+
+  #nextTimestamp(): bigint {
+    const now = BigInt(Math.floor(this.#clock.now() / 1000))
+    const min = this.head.timestamp + 1n
+    return now > min ? now : min
+  }
+
+  #nextBaseFee(): bigint | undefined {
+    const head = this.head.block.header
+    const common = this.#commonAt(head.number + 1n, this.#nextTimestamp())
+    if (!common.isActivatedEIP(1559)) return undefined
+    return head.baseFeePerGas !== undefined ? head.calcNextBaseFee() : common.param('initialBaseFee')
+  }
+
+  #nextBlobBaseFee(): bigint | undefined {
+    const head = this.head.block.header
+    const common = this.#commonAt(head.number + 1n, this.#nextTimestamp())
+    if (!common.isActivatedEIP(4844)) return undefined
+    return head.excessBlobGas !== undefined ? head.calcNextBlobGasPrice(common) : 1n
+  }
+
+  async #nonceAt(record: BlockRecord, from: string): Promise<bigint> {
+    const state = await this.stateAt(record)
+    return (await state.getAccount(createAddressFromString(from)))?.nonce ?? 0n
+  }
+
+  /**
+   * Mines the executable pooled transactions into one block (or none: only when `always`, an
+   * empty block). A transaction EthereumJS refuses to execute leaves the pool with its reason,
+   * and the block is made of the others. Returns the refused ones' reasons by hash.
+   */
+  async #mineExecutable(always: boolean): Promise<Map<string, string>> {
+    const parent = this.head
+    const timestamp = this.#nextTimestamp()
+    const common = this.#commonAt(parent.number + 1n, timestamp)
+    const fields = childHeaderFields(parent, common, timestamp, this.genesis.block.header.coinbase.toString())
+    const nonces = new Map<string, bigint>()
+    for (const p of this.#pool) if (!nonces.has(p.from)) nonces.set(p.from, await this.#nonceAt(parent, p.from))
+    const baseFee = fields.baseFeePerGas === undefined ? undefined : BigInt(fields.baseFeePerGas as bigint)
+    let chosen = selectExecutable(this.#pool, (from) => nonces.get(from)!, baseFee, parent.block.header.gasLimit)
+    const failed = new Map<string, string>()
+    if (chosen.length === 0 && !always) return failed
+    let record: BlockRecord
+    try {
+      record = await mineChild(this.vm, parent, common, fields, chosen)
+    } catch (err) {
+      if (!(err instanceof MiningError)) throw err
+      // Find the transactions EthereumJS refuses, one prefix at a time (rare: the pool's checks come first).
+      const kept: PoolTransaction[] = []
+      const refusedSenders = new Set<string>()
+      for (const p of chosen) {
+        // A sender's later transactions wait behind the refused one (their nonces now have a gap).
+        if (refusedSenders.has(p.from)) continue
+        try {
+          await mineChild(this.vm, parent, common, fields, [...kept, p])
+          kept.push(p)
+        } catch (e) {
+          if (!(e instanceof MiningError)) throw e
+          failed.set(p.hash, e.message)
+          refusedSenders.add(p.from)
+        }
+      }
+      chosen = kept
+      this.#pool = this.#pool.filter((p) => !failed.has(p.hash))
+      if (chosen.length === 0 && !always) {
+        await this.vm.stateManager.setStateRoot(parent.block.header.stateRoot)
+        return failed
+      }
+      record = await mineChild(this.vm, parent, common, fields, chosen)
+    }
+    this.#append(record)
+    const included = new Set(chosen)
+    this.#pool = this.#pool.filter((p) => !included.has(p))
+    return failed
+  }
+
+  #append(record: BlockRecord): void {
+    this.blockchain.append(record)
+    const head = record.number
+    const safe = head - this.#safeLag
+    const finalized = head - this.#finalizedLag
+    if (safe > this.#safe) this.#safe = safe
+    if (finalized > this.#finalized) this.#finalized = finalized
   }
 }

@@ -18,14 +18,14 @@ import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, equalsBytes } from '@ethereumjs/util'
 import { runBlock } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { Chain } from './chain.ts'
-import type { BlockRecord } from './chain.ts'
+import type { BlockRecord, ChainClock, MiningMode } from './chain.ts'
 import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
 import { openGenesisChain } from './genesis.ts'
 import { cacheKey, DEFAULT_CACHE_DIR, readCache, writeCache } from './verifiedCache.ts'
 import type { GenesisFile } from './genesis.ts'
-import { inclusionOf, renderReceipt, renderTransaction } from './render.ts'
-import type { ReceiptJson, TransactionJson } from './render.ts'
+import { recordFromExecution, recordOf } from './record.ts'
 
 export class FixtureError extends Error {
   override readonly name = 'FixtureError'
@@ -39,6 +39,10 @@ export interface LoadOptions {
    * Default: node_modules/.cache/gateway-double in this project.
    */
   cache?: string | false
+  /** Where blocks mined later take their timestamps from. Default: the system clock (`Date.now`). */
+  clock?: ChainClock
+  /** `auto` (default): each sent transaction is mined at once; `manual`: they wait for `chain.mine()`. */
+  miningMode?: MiningMode
 }
 
 export async function loadFixture(folder: string, opts: LoadOptions = {}): Promise<Chain> {
@@ -72,7 +76,6 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
     }
     parent = block
   }
-  await vm.stateManager.setStateRoot(parent.header.stateRoot)
   if (cacheDir !== undefined && key !== undefined && !cached) {
     writeCache(cacheDir, key, {
       records: records.slice(1).map((r) => ({ transactions: [...r.transactions], receipts: [...r.receipts] })),
@@ -82,7 +85,17 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
 
   const head = records[records.length - 1]!
   const { safe, finalized } = readForkchoice(dir, name, records, head.number)
-  return new Chain({ name, common, vm, blockchain, records, safe, finalized, verifiedBy: cached ? 'cache' : 'replay' })
+  return Chain.open({
+    name,
+    common,
+    stateManager: vm.stateManager as MerkleStateManager,
+    records,
+    safe,
+    finalized,
+    verifiedBy: cached ? 'cache' : 'replay',
+    clock: opts.clock,
+    miningMode: opts.miningMode,
+  })
 }
 
 function readBytes(path: string, name: string): Uint8Array {
@@ -179,42 +192,7 @@ async function replay(vm: VM, block: Block, parent: Block, name: string): Promis
   }
   if (!equalsBytes(result.stateRoot, header.stateRoot)) mismatch('stateRoot', bytesToHex(result.stateRoot), bytesToHex(header.stateRoot))
 
-  const senders = block.transactions.map((tx) => tx.getSenderAddress().toString())
-  const transactions: TransactionJson[] = []
-  const receipts: ReceiptJson[] = []
-  const blobGasPrice = header.excessBlobGas !== undefined ? header.getBlobGasPrice() : undefined
-  let previousCumulative = 0n
-  let logIndex = 0
-  block.transactions.forEach((tx, i) => {
-    const at = inclusionOf(block, i)
-    const receipt = result.receipts[i]!
-    transactions.push(renderTransaction(tx, senders[i]!, at))
-    receipts.push(
-      renderReceipt({
-        tx,
-        from: senders[i]!,
-        receipt,
-        gasUsed: receipt.cumulativeBlockGasUsed - previousCumulative,
-        firstLogIndex: logIndex,
-        at,
-        blobGasPrice,
-      }),
-    )
-    previousCumulative = receipt.cumulativeBlockGasUsed
-    logIndex += receipt.logs.length
-  })
-  return recordOf(block, transactions, receipts)
-}
-
-function recordOf(block: Block, transactions: TransactionJson[], receipts: ReceiptJson[]): BlockRecord {
-  return {
-    block,
-    number: block.header.number,
-    hash: bytesToHex(block.hash()),
-    timestamp: block.header.timestamp,
-    transactions,
-    receipts,
-  }
+  return recordFromExecution(block, result.receipts)
 }
 
 interface ForkchoiceFile {

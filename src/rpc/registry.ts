@@ -21,6 +21,7 @@ import { eth_getTransactionByHash } from './methods/eth_getTransactionByHash.ts'
 import { eth_getTransactionCount } from './methods/eth_getTransactionCount.ts'
 import { eth_getTransactionReceipt } from './methods/eth_getTransactionReceipt.ts'
 import { eth_maxPriorityFeePerGas } from './methods/eth_maxPriorityFeePerGas.ts'
+import { eth_sendRawTransaction } from './methods/eth_sendRawTransaction.ts'
 import { eth_syncing } from './methods/eth_syncing.ts'
 import { net_listening } from './methods/net_listening.ts'
 import { net_version } from './methods/net_version.ts'
@@ -49,6 +50,7 @@ const all = [
   eth_gasPrice,
   eth_maxPriorityFeePerGas,
   eth_feeHistory,
+  eth_sendRawTransaction,
   eth_syncing,
   web3_clientVersion,
   net_listening,

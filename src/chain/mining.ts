@@ -1,0 +1,110 @@
+/**
+ * Mining one block on top of a chain's head: the child header as the chain's fork schedule has it
+ * at that height and time (EIP-1559 base fee from the parent, withdrawals `[]` from Shanghai, blob
+ * gas fields and a zero parent beacon root from Cancun, the requests hash from Prague), the
+ * transactions run once through `runBlock({generate: true})` on the parent's state, and the real
+ * header assembled from what that run computed (as the fixture builder seals blocks).
+ */
+import { Block, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block'
+import type { HeaderData } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { createTxFromRLP } from '@ethereumjs/tx'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { KECCAK256_RLP } from '@ethereumjs/util'
+import { runBlock } from '@ethereumjs/vm'
+import type { RunBlockResult, VM } from '@ethereumjs/vm'
+import { keccak256 } from '../encoding/keccak.ts'
+import type { BlockRecord } from './chain.ts'
+import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
+import { recordFromExecution } from './record.ts'
+
+/** The child's header fields that do not depend on its transactions. */
+export function childHeaderFields(parent: BlockRecord, common: Common, timestamp: bigint, coinbase: string): HeaderData {
+  const p = parent.block.header
+  const fields: HeaderData = {
+    parentHash: parent.block.hash(),
+    number: p.number + 1n,
+    timestamp,
+    coinbase: coinbase as `0x${string}`,
+    gasLimit: p.gasLimit,
+    extraData: new Uint8Array(),
+  }
+  if (common.gteHardfork('paris')) {
+    fields.difficulty = 0n
+    // A deterministic, changing prevRandao: the hash of the parent's hash.
+    fields.mixHash = keccak256(parent.block.hash())
+  }
+  if (common.isActivatedEIP(1559)) {
+    fields.baseFeePerGas = p.baseFeePerGas !== undefined ? p.calcNextBaseFee() : common.param('initialBaseFee')
+  }
+  if (common.isActivatedEIP(4895)) fields.withdrawalsRoot = KECCAK256_RLP
+  if (common.isActivatedEIP(4844)) {
+    fields.blobGasUsed = 0n
+    fields.excessBlobGas = p.excessBlobGas !== undefined ? p.calcNextExcessBlobGas(common) : 0n
+  }
+  if (common.isActivatedEIP(4788)) fields.parentBeaconBlockRoot = new Uint8Array(32)
+  return fields
+}
+
+/** A block execution failed before any EVM outcome (a transaction EthereumJS refuses to run). */
+export class MiningError extends Error {
+  override readonly name = 'MiningError'
+}
+
+/** The transaction as the block's fork executes it (EthereumJS ties a transaction to a fork). */
+function atFork(tx: TypedTransaction, raw: Uint8Array, common: Common): TypedTransaction {
+  return tx.common.hardfork() === common.hardfork() ? tx : createTxFromRLP(raw, { common })
+}
+
+/**
+ * Executes `txs` as the child of `parent` and returns its record. The VM's state is left at the
+ * new block's root. Throws `MiningError` when EthereumJS refuses a transaction.
+ */
+export async function mineChild(
+  vm: VM,
+  parent: BlockRecord,
+  common: Common,
+  fields: HeaderData,
+  txs: readonly { tx: TypedTransaction; raw: Uint8Array }[],
+): Promise<BlockRecord> {
+  const transactions = txs.map((t) => atFork(t.tx, t.raw, common))
+  let shellHeader = createBlockHeader(fields, { common })
+  if (!common.gteHardfork('paris')) {
+    fields = { ...fields, difficulty: shellHeader.ethashCanonicalDifficulty(parent.block.header) }
+    shellHeader = createBlockHeader(fields, { common })
+  }
+  if (common.isActivatedEIP(4844)) {
+    const blobs = transactions.reduce((n, tx) => n + ((tx as { blobVersionedHashes?: unknown[] }).blobVersionedHashes?.length ?? 0), 0)
+    fields = { ...fields, blobGasUsed: BigInt(blobs) * common.param('blobGasPerBlob') }
+    shellHeader = createBlockHeader(fields, { common })
+  }
+  const withdrawals = common.isActivatedEIP(4895) ? [] : undefined
+  const shell = new Block(shellHeader, transactions, [], withdrawals, { common })
+  let run: RunBlockResult
+  try {
+    run = await runBlock(vm, {
+      block: shell,
+      root: parent.block.header.stateRoot,
+      setHardfork: true,
+      generate: true,
+      skipBlockValidation: true,
+      skipHeaderValidation: true,
+    })
+  } catch (err) {
+    throw new MiningError(withoutEthereumJsContext(err))
+  }
+  const header = createBlockHeader(
+    {
+      ...fields,
+      stateRoot: run.stateRoot,
+      receiptTrie: run.receiptsRoot,
+      logsBloom: run.logsBloom,
+      gasUsed: run.gasUsed,
+      transactionsTrie: await genTransactionsTrieRoot(transactions),
+      requestsHash: run.requestsHash,
+    },
+    { common },
+  )
+  const block = new Block(header, transactions, [], withdrawals, { common })
+  return recordFromExecution(block, run.receipts)
+}
