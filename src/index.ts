@@ -46,7 +46,6 @@ export type {
   GatewayControl,
   KeyInfo,
   MinedBlock,
-  MiningMode,
   NetworkInfo,
   SnapshotInfo,
 } from './gateway/control.ts'

@@ -43,10 +43,11 @@ export type BlockSelector =
 /** `auto`: every valid transaction is mined at once, in a block of its own. `manual`: they wait for `mine()`. */
 export type MiningMode = 'auto' | 'manual'
 
-/** Where mined blocks take their time from: milliseconds since the epoch, like `Date.now`. */
-export interface ChainClock {
-  now(): number
-}
+import type { ChainClock } from './clock.ts'
+import { SYSTEM_CLOCK } from './clock.ts'
+
+export type { ChainClock }
+export { SYSTEM_CLOCK }
 
 /** A transaction waiting in the pool. */
 export type PendingTransaction = PoolTransaction
@@ -84,7 +85,6 @@ export class ChainSnapshot {
 /** How many blocks' read-only states `stateAt` keeps. */
 const READ_STATES_KEPT = 16
 
-export const SYSTEM_CLOCK: ChainClock = { now: () => Date.now() }
 
 export interface ChainOptions {
   name: string

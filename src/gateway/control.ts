@@ -29,7 +29,9 @@ import type { RequestLog, RequestLogEntry } from './requestLog.ts'
 import type { Network } from './request.ts'
 import { networkHost } from './rules/host.ts'
 
-export type MiningMode = 'auto' | 'manual'
+import type { MiningMode } from '../chain/chain.ts'
+
+export type { MiningMode }
 export const MINING_MODES: readonly MiningMode[] = ['auto', 'manual']
 
 /**

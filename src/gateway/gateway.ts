@@ -20,6 +20,7 @@
  * `control` facet (./control.ts) changes keys, networks, clock, ledger, faults and log at run time.
  */
 import type { Chain } from '../chain/chain.ts'
+import { SYSTEM_CLOCK } from '../chain/clock.ts'
 import { execute as rpcExecute, isSupportedMethod as rpcIsSupported, errorResponse, parseMessage } from '../rpc/dispatch.ts'
 import type { ParsedMessage } from '../rpc/dispatch.ts'
 import { InternalError, InvalidRequestError, ParseError } from '../rpc/errors.ts'
@@ -194,6 +195,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
   const keysByName = new Map(parseKeys(options.keys, networks.keys()).map((k) => [k.key, k]))
   const clock = createControllableClock(options.clock ?? systemClock)
+  // Mined blocks take their timestamps from the gateway's clock, so `control.setClock` moves
+  // block time too (a suite crossing midnight sees it in both credits and `block.timestamp`).
+  // A chain given its own clock keeps it.
+  for (const { chain } of networks.values()) {
+    if (chain.clock === SYSTEM_CLOCK) chain.setClock(clock)
+  }
   const logger = options.logger ?? silentLogger
   const rpc = options.rpc ?? defaultRpcBackend
   const batchLimit = options.batchLimit ?? DEFAULT_BATCH_LIMIT
