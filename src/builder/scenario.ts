@@ -44,6 +44,12 @@ export interface ScenarioSource {
   network: string
   /** EIP-155 chain id written to `config.chainId` and signed into every transaction. */
   chainId: number
+  /**
+   * The fork whose rules the chain runs, from genesis on: `"paris"`, `"shanghai"`, `"cancun"`,
+   * `"prague"` or `"osaka"` (the default). Mainnet at block 21,000,000 was Cancun. Solidity
+   * sources are compiled for it too (solc's `evmVersion`).
+   */
+  hardfork?: 'paris' | 'shanghai' | 'cancun' | 'prague' | 'osaka'
   /** Header fields of block 0. */
   genesis: GenesisSource
   /**
@@ -77,6 +83,12 @@ export interface ScenarioSource {
 
 /** Header fields of block 0, as a geth `genesis.json` has them. */
 export interface GenesisSource {
+  /**
+   * Number of the genesis block, default 0. Any height works (`21000000`): `eth_blockNumber`
+   * answers from it and contracts read `block.number` as it is there; block 1 of `blocks` is
+   * genesis + 1.
+   */
+  number?: number
   /** Unix seconds. Required: a fixture never depends on the clock. */
   timestamp: number
   /** Block gas limit, kept by every later block. Default 36,000,000 (mainnet, 2026). */
@@ -138,6 +150,14 @@ export interface ContractSource {
 
 /** One block after genesis. */
 export interface BlockSource {
+  /** The block's number, as a check: it must be the parent's + 1 (the height comes from `genesis.number`). */
+  number?: number
+  /**
+   * The block's gas limit. Default: the parent's. Within 1/1024 of the parent's, as consensus
+   * allows (geth refuses other chains); the base fee follows EIP-1559 from the parent's gas used
+   * and limit, so only the genesis base fee is chosen.
+   */
+  gasLimit?: Amount
   /** Unix seconds; must be after the parent's. Default: parent's timestamp + `blockTime`. */
   timestamp?: number
   /** Transactions in block order. Default none (an empty block). */
