@@ -99,8 +99,16 @@ export interface GenesisSource {
   extraData?: string
   /** Genesis `coinbase`. Default the zero address. */
   coinbase?: string
-  /** Genesis `mixHash`. Default the zero hash. */
+  /** Genesis `mixHash` (after the Merge, the block's `prevRandao`). Default the zero hash. */
   mixHash?: string
+  /** The genesis block's parent hash, for a chain at a height (a captured block's real parent). Default the zero hash. */
+  parentHash?: string
+  /** Gas the genesis block used (a captured block's); the next base fee follows from it. Default 0. */
+  gasUsed?: Amount
+  /** From Cancun: the genesis block's excess blob gas, which sets its blob base fee. Default 0. */
+  excessBlobGas?: Amount
+  /** From Cancun: the blob gas the genesis block used. Default 0. */
+  blobGasUsed?: Amount
   comment?: string
 }
 

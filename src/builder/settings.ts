@@ -18,7 +18,9 @@ export const TOP_FIELDS = [
   'network', 'chainId', 'genesis', 'blockTime', 'feeRecipient', 'prevRandao', 'extraData',
   'priorityFee', 'accounts', 'contracts', 'blocks', 'safe', 'finalized', 'hardfork',
 ] as const satisfies readonly (keyof ScenarioSource)[]
-const GENESIS_FIELDS = ['number', 'timestamp', 'gasLimit', 'baseFeePerGas', 'extraData', 'coinbase', 'mixHash'] as const satisfies readonly (keyof GenesisSource)[]
+const GENESIS_FIELDS = [
+  'number', 'timestamp', 'gasLimit', 'baseFeePerGas', 'extraData', 'coinbase', 'mixHash', 'parentHash', 'gasUsed', 'excessBlobGas', 'blobGasUsed',
+] as const satisfies readonly (keyof GenesisSource)[]
 
 /** The fee recipient when a source names none: the address of the name "fee-recipient". */
 const DEFAULT_FEE_RECIPIENT = addressOfKey(derivedKey('fee-recipient'))
@@ -58,6 +60,13 @@ export function parseSettings(top: Record<string, unknown>, root: SourceLocation
     extraData: g.extraData === undefined ? '0x' : extraDataAt(g.extraData, at.at('extraData')),
     coinbase: g.coinbase === undefined ? `0x${'00'.repeat(20)}` : parseAddress(g.coinbase, at.at('coinbase')),
     mixHash: g.mixHash === undefined ? `0x${'00'.repeat(32)}` : hexAt(g.mixHash, at.at('mixHash'), 32),
+    ...(g.parentHash === undefined ? {} : { parentHash: hexAt(g.parentHash, at.at('parentHash'), 32) }),
+    ...(g.gasUsed === undefined ? {} : { gasUsed: parseAmount(g.gasUsed, at.at('gasUsed')) }),
+    ...(g.excessBlobGas === undefined ? {} : { excessBlobGas: parseAmount(g.excessBlobGas, at.at('excessBlobGas')) }),
+    ...(g.blobGasUsed === undefined ? {} : { blobGasUsed: parseAmount(g.blobGasUsed, at.at('blobGasUsed')) }),
+  }
+  if (genesisHeader.gasUsed !== undefined && genesisHeader.gasUsed > genesisHeader.gasLimit) {
+    throw at.at('gasUsed').error(`gas used ${genesisHeader.gasUsed} is above the gas limit ${genesisHeader.gasLimit}`)
   }
   const blockFields = {
     coinbase: top.feeRecipient === undefined ? DEFAULT_FEE_RECIPIENT : parseAddress(top.feeRecipient, root.at('feeRecipient')),
