@@ -25,6 +25,7 @@ import { HARDFORKS } from '../builder/genesisFile.ts'
 import type { ScenarioSource } from '../builder/scenario.ts'
 import { CaptureError, Endpoint, EndpointRpcError, isMissingMethod } from './endpoint.ts'
 import type { RpcErrorBody } from './endpoint.ts'
+import { discoverByRunning } from './discover.ts'
 
 export type PrestateSource = 'auto' | 'trace' | 'proofs'
 
@@ -58,7 +59,8 @@ export interface CaptureRecord {
   /** The block the call runs at: the fixture's genesis. */
   block: { number: number; hash: string; timestamp: number }
   hardfork: Hardfork
-  prestate: 'debug_traceTransaction prestateTracer' | 'debug_traceCall prestateTracer' | 'eth_createAccessList + eth_getProof' | 'eth_createAccessList + eth_getBalance/eth_getTransactionCount/eth_getStorageAt'
+  /** `debug_traceTransaction prestateTracer`, `debug_traceCall prestateTracer`, or `eth_createAccessList + eth_getProof` and its variants. */
+  prestate: string
   /** The call to replay, as it goes into eth_estimateGas or eth_call. */
   call: CallJson
   /** The node's own eth_estimateGas answer for the call at the block, at capture time. */
@@ -153,7 +155,7 @@ export async function capture(opts: CaptureOptions): Promise<Captured> {
 
   const mode = opts.prestate ?? 'auto'
   let accounts: Map<string, PrestateAccount> | undefined
-  let how: CaptureRecord['prestate'] | undefined
+  let how: string | undefined
   if (mode !== 'proofs') {
     try {
       if (tx !== undefined) {
@@ -167,7 +169,7 @@ export async function capture(opts: CaptureOptions): Promise<Captured> {
       if (mode === 'trace' || !isMissingMethod(err)) throw err
     }
   }
-  if (accounts === undefined) ({ accounts, how } = await proofsPrestate(endpoint, call, at))
+  if (accounts === undefined) ({ accounts, how } = await proofsPrestate(endpoint, call, block, chainId, hardfork))
 
   const estimate = await endpoint.send(`the node's gas estimate at block ${at}`, 'eth_estimateGas', [call, at])
   const node: CaptureRecord['node'] = { eth_estimateGas: estimate.error !== undefined ? { error: estimate.error } : { result: estimate.result as string } }
@@ -236,12 +238,28 @@ function toMap(result: unknown): Map<string, PrestateAccount> {
 }
 
 /** The fallback: the access list names accounts and slots, proofs (or plain reads) give their values. */
-async function proofsPrestate(endpoint: Endpoint, call: CallJson, at: string): Promise<{ accounts: Map<string, PrestateAccount>; how: CaptureRecord['prestate'] }> {
-  const list = await endpoint.call<{ accessList: { address: string; storageKeys: string[] }[] }>(
-    `the accounts and slots the call touches at block ${at}`,
-    'eth_createAccessList',
-    [call, at],
-  )
+async function proofsPrestate(endpoint: Endpoint, call: CallJson, block: RpcBlock, chainId: number, hardfork: Hardfork): Promise<{ accounts: Map<string, PrestateAccount>; how: string }> {
+  const at = block.number
+  // Without the call's gas: the list is made by running the call with the list applied, whose
+  // intrinsic cost may not fit the original limit, and a run with more gas touches no less.
+  const { gas: _gas, ...unlimited } = call
+  let listed: { address: string; storageKeys: string[] }[]
+  let discovered = false
+  try {
+    listed = (
+      await endpoint.call<{ accessList: { address: string; storageKeys: string[] }[] }>(
+        `the accounts and slots the call touches at block ${at}`,
+        'eth_createAccessList',
+        [unlimited, at],
+      )
+    ).accessList
+  } catch (err) {
+    // geth answers a reverting call's list with an "error" field; Anvil refuses the request.
+    if (!(err instanceof EndpointRpcError) || isMissingMethod(err) || !(err.code === 3 || /revert|EVM error|out of gas|execution/i.test(err.message))) throw err
+    const touched = await discoverByRunning(endpoint.url, chainId, hardfork, block, call)
+    listed = [...touched].map(([address, keys]) => ({ address, storageKeys: [...keys] }))
+    discovered = true
+  }
   const slots = new Map<string, Set<string>>()
   const touch = (address: string) => {
     const key = address.toLowerCase()
@@ -250,7 +268,7 @@ async function proofsPrestate(endpoint: Endpoint, call: CallJson, at: string): P
   }
   touch(call.from as string)
   if (typeof call.to === 'string') touch(call.to)
-  for (const entry of [...list.accessList, ...((call.accessList as { address: string; storageKeys: string[] }[] | undefined) ?? [])]) {
+  for (const entry of [...listed, ...((call.accessList as { address: string; storageKeys: string[] }[] | undefined) ?? [])]) {
     const keys = touch(entry.address)
     for (const k of entry.storageKeys) keys.add(k.toLowerCase())
   }
@@ -290,7 +308,8 @@ async function proofsPrestate(endpoint: Endpoint, call: CallJson, at: string): P
     }
     accounts.set(address, account)
   }
-  return { accounts, how: viaProof ? 'eth_createAccessList + eth_getProof' : 'eth_createAccessList + eth_getBalance/eth_getTransactionCount/eth_getStorageAt' }
+  const list = discovered ? 'a local run over eth_getProof/eth_getCode/eth_getStorageAt' : 'eth_createAccessList'
+  return { accounts, how: `${list} + ${viaProof ? 'eth_getProof' : 'eth_getBalance/eth_getTransactionCount/eth_getStorageAt'}` }
 }
 
 function word(value: string): string {
