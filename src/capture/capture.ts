@@ -126,6 +126,7 @@ const EMPTY_CODE_HASH = '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad
 export async function capture(opts: CaptureOptions): Promise<Captured> {
   if ((opts.tx === undefined) === (opts.call === undefined)) throw new CaptureError('give either --tx <hash> or --call <json>')
   const endpoint = new Endpoint(opts.rpc)
+  const given = opts.call === undefined ? undefined : normalizeCall(opts.call)
   const chainId = Number(BigInt(await endpoint.call<string>('the chain id', 'eth_chainId', [])))
 
   let call: CallJson
@@ -143,7 +144,7 @@ export async function capture(opts: CaptureOptions): Promise<Captured> {
     blockTag = hex(number - 1n)
     captured = { tx: tx.hash, blockNumber: Number(number), transactionIndex: Number(BigInt(tx.transactionIndex)) }
   } else {
-    call = normalizeCall(opts.call!)
+    call = given!
     blockTag = blockParam(opts.block ?? 'latest')
     captured = { call, block: blockTag }
   }
