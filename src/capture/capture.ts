@@ -15,7 +15,9 @@
  *   `debug_traceCall` for a call), which lists every account and slot the execution read;
  * - `proofs`: `eth_createAccessList` for the accounts and slots (plus the sender and the
  *   recipient, which access lists leave out), then `eth_getProof` (or, where it is missing,
- *   `eth_getBalance`, `eth_getTransactionCount` and `eth_getStorageAt`) and `eth_getCode` at the block;
+ *   `eth_getBalance`, `eth_getTransactionCount` and `eth_getStorageAt`) and `eth_getCode` at the
+ *   block; where the node refuses an access list for a call that fails (Anvil does), the call is
+ *   run here over those reads to learn what it touches (discover.ts);
  * - `auto` (the default): `trace`, and `proofs` when the endpoint has no tracer. For a transaction
  *   that is not first in its block, `proofs` reads the parent state, before the block's earlier
  *   transactions; the tracer reads the state the transaction really started from.
