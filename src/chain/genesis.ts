@@ -112,10 +112,10 @@ const ZERO_HASH = `0x${'00'.repeat(32)}`
  * fields (every chain that starts at 0) is left exactly as EthereumJS builds it.
  */
 async function placeGenesis(blockchain: Blockchain, genesis: GenesisFile): Promise<void> {
-  const number = BigInt((genesis.number as string | number | undefined) ?? 0)
-  const parentHash = (genesis.parentHash as string | undefined) ?? ZERO_HASH
-  const gasUsed = BigInt((genesis.gasUsed as string | number | undefined) ?? 0)
-  const blobGasUsed = genesis.blobGasUsed === undefined ? undefined : BigInt(genesis.blobGasUsed as string | number)
+  const number = quantity(genesis.number) ?? 0n
+  const parentHash = typeof genesis.parentHash === 'string' ? genesis.parentHash : ZERO_HASH
+  const gasUsed = quantity(genesis.gasUsed) ?? 0n
+  const blobGasUsed = quantity(genesis.blobGasUsed)
   if (number === 0n && parentHash.toLowerCase() === ZERO_HASH && gasUsed === 0n && !blobGasUsed) return
   const base = blockchain.genesisBlock
   const fields = base.header.toJSON()
@@ -137,4 +137,9 @@ async function placeGenesis(blockchain: Blockchain, genesis: GenesisFile): Promi
   blockchain['_genesisBlock'] = block
   blockchain['_headHeaderHash'] = hash
   blockchain['_headBlockHash'] = hash
+}
+
+/** A genesis quantity field: geth writes absent ones as `null`. */
+function quantity(value: unknown): bigint | undefined {
+  return typeof value === 'string' || typeof value === 'number' ? BigInt(value) : undefined
 }
