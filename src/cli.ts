@@ -8,6 +8,9 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile, withFixtures } from './gateway/config.ts'
 import type { Logger } from './gateway/gateway.ts'
+import { buildCommand } from './builder/buildCommand.ts'
+import { loadFixtureOrSource } from './builder/serveSource.ts'
+import { captureCommand } from './capture/captureCommand.ts'
 import { DEFAULT_BIND_HOST, DEFAULT_PORT, startServer } from './http/server.ts'
 import type { RunningServer } from './http/server.ts'
 
@@ -15,6 +18,8 @@ export const EXIT_USAGE = 2
 export const EXIT_FAILURE = 1
 
 export const USAGE = `Usage: gateway-double [options]
+       gateway-double build <source.json> <outDir>
+       gateway-double capture --rpc <url> (--tx <hash> | --call <json> [--block <n|tag>]) --out <dir|file.json>
 
 An offline test double of a hosted Ethereum JSON-RPC gateway (Infura-style):
 POST http://<network>-mainnet.localhost:<port>/v3/<API_KEY>
@@ -23,8 +28,9 @@ Options:
   --port <n>               port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
   --host <address>         address to bind (default ${DEFAULT_BIND_HOST})
   --config <file>          JSON config: serviceHost, networks, keys (default: config/default.json)
-  --fixture <name>=<dir>   also serve a fixture folder (genesis.json + chain.rlp) as network
-                           <name>, enabled for the first key of the config; repeatable
+  --fixture <name>=<dir>   also serve a fixture folder (genesis.json + chain.rlp), or a source
+                           file (.json, built at start), as network <name>, enabled for the
+                           first key of the config; repeatable
   --control                serve the control endpoint for tests under /_double/
                            (snapshots, clock, keys, mining, request log, faults)
   -h, --help               print this help and exit
@@ -139,6 +145,8 @@ const processIo: CliIo = {
  * server has been stopped (SIGINT/SIGTERM) otherwise.
  */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  if (argv[0] === 'build') return buildCommand(argv.slice(1), io)
+  if (argv[0] === 'capture') return captureCommand(argv.slice(1), io)
   let opts: CliOptions
   try {
     opts = parseCliArgs(argv)
@@ -159,7 +167,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   let server: RunningServer
   try {
     const config = withFixtures(loadConfigFile(opts.config ?? DEFAULT_CONFIG_PATH), opts.fixtures)
-    server = await startServer({ config, port: opts.port, host: opts.host, logger, control: opts.control === true })
+    server = await startServer({ config, port: opts.port, host: opts.host, logger, loadChain: loadFixtureOrSource, control: opts.control === true })
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)
     io.stderr(`gateway-double: ${message}\n`)

@@ -12,6 +12,7 @@ import type { GenesisFile } from '../chain/genesis.ts'
 import { resolveContracts } from './contracts.ts'
 import { FixtureSourceError, SourceLocation } from './errors.ts'
 import { arrayAt, objectAt, optionalInteger, requiredInteger } from './fields.ts'
+import { parseAmount } from './amounts.ts'
 import { fixtureIndex } from './fixtureIndex.ts'
 import { genesisAccounts } from './genesisAccounts.ts'
 import { makeGenesisFile } from './genesisFile.ts'
@@ -39,7 +40,7 @@ export interface BuiltFixture {
   blocks: Block[]
 }
 
-const BLOCK_FIELDS = ['timestamp', 'transactions'] as const satisfies readonly (keyof BlockSource)[]
+const BLOCK_FIELDS = ['number', 'timestamp', 'gasLimit', 'transactions'] as const satisfies readonly (keyof BlockSource)[]
 
 /**
  * Builds a fixture from a parsed source object, a {@link ScenarioSource} (checked here field by
@@ -49,12 +50,12 @@ const BLOCK_FIELDS = ['timestamp', 'transactions'] as const satisfies readonly (
 export async function buildFixtureFromSource(source: unknown, baseDir: string, file = join(baseDir, '<scenario>')): Promise<BuiltFixture> {
   const root = new SourceLocation(file)
   const top = objectAt(source, TOP_FIELDS, root)
-  const { network, chainId, blockTime, genesisHeader, blockFields, priorityFee } = parseSettings(top, root)
+  const { network, chainId, hardfork, blockTime, genesisHeader, blockFields, priorityFee } = parseSettings(top, root)
 
-  const contracts = await resolveContracts(top.contracts, baseDir, root.at('contracts'))
+  const contracts = await resolveContracts(top.contracts, baseDir, root.at('contracts'), hardfork)
   if (top.accounts === undefined) throw root.error('"accounts" is required')
   const { book, alloc } = genesisAccounts(top.accounts, contracts, root.at('accounts'))
-  const genesis = makeGenesisFile(chainId, genesisHeader, alloc)
+  const genesis = makeGenesisFile(chainId, genesisHeader, alloc, hardfork)
   const chain = await openGenesisChain(genesis, network, { validateBlocks: true })
 
   const blockEntries = arrayAt(top.blocks, root.at('blocks'))
@@ -62,13 +63,20 @@ export async function buildFixtureFromSource(source: unknown, baseDir: string, f
   const planned: PlannedTx[][] = []
   let parent = chain.genesisBlock
   for (const [i, value] of blockEntries.entries()) {
-    const loc = root.at(`blocks[${i}] (block ${i + 1})`)
+    const number = parent.header.number + 1n
+    const loc = root.at(`blocks[${i}] (block ${number})`)
     const entry = objectAt(value, BLOCK_FIELDS, loc)
+    const declared = optionalInteger(entry, 'number', loc)
+    if (declared !== undefined && BigInt(declared) !== number) {
+      throw loc.at('number').error(`block number ${declared} is not the parent's + 1 (${number}); the chain's height comes from genesis.number`)
+    }
+    const gasLimit = entry.gasLimit === undefined ? undefined : parseAmount(entry.gasLimit, loc.at('gasLimit'))
+    if (gasLimit !== undefined) checkGasLimit(gasLimit, parent.header.gasLimit, loc.at('gasLimit'))
     const timestamp = entry.timestamp === undefined ? parent.header.timestamp + blockTime : BigInt(requiredInteger(entry, 'timestamp', loc))
     if (timestamp <= parent.header.timestamp) {
       throw loc.at('timestamp').error(`timestamp ${timestamp} must be after the parent's (${parent.header.timestamp})`)
     }
-    const blockPlan: BlockPlan = { ...blockFields, timestamp }
+    const blockPlan: BlockPlan = { ...blockFields, timestamp, ...(gasLimit === undefined ? {} : { gasLimit }) }
     const txs = await planBlock({ chain, book, contracts, ...(priorityFee === undefined ? {} : { priorityFee }) }, parent, blockPlan, entry.transactions === undefined ? [] : arrayAt(entry.transactions, loc.at('transactions')), loc)
     const { block, run } = await mineBlock(chain, parent, blockPlan, txs.map((t) => t.tx))
     checkAgainstPlan(txs, run, loc)
@@ -77,10 +85,12 @@ export async function buildFixtureFromSource(source: unknown, baseDir: string, f
     parent = block
   }
 
-  const head = blocks.length
-  const safe = optionalInteger(top, 'safe', root) ?? Math.max(0, head - 1)
-  const finalized = optionalInteger(top, 'finalized', root) ?? Math.max(0, head - 2)
+  const first = Number(genesisHeader.number)
+  const head = first + blocks.length
+  const safe = optionalInteger(top, 'safe', root) ?? Math.max(first, head - 1)
+  const finalized = optionalInteger(top, 'finalized', root) ?? Math.max(first, head - 2)
   if (safe > head) throw root.at('safe').error(`safe block ${safe} is beyond the head (${head})`)
+  if (safe < first) throw root.at('safe').error(`safe block ${safe} is before the genesis (${first})`)
   if (finalized > safe) throw root.at('finalized').error(`finalized block ${finalized} is after the safe block (${safe})`)
 
   return {
@@ -121,6 +131,16 @@ export function readScenarioFile(sourcePath: string): { source: unknown; baseDir
   } catch (e) {
     throw new FixtureSourceError(file, '', `not valid JSON: ${(e as Error).message}`)
   }
+}
+
+/** geth's `VerifyGaslimit`: a block's gas limit moves less than 1/1024 of its parent's, and is at least 5000. */
+function checkGasLimit(limit: bigint, parentLimit: bigint, loc: SourceLocation): void {
+  const bound = parentLimit / 1024n
+  const diff = limit > parentLimit ? limit - parentLimit : parentLimit - limit
+  if (diff >= bound) {
+    throw loc.error(`gas limit ${limit} moves ${diff} from the parent's ${parentLimit}; consensus allows less than ${bound} (1/1024) per block`)
+  }
+  if (limit < 5000n) throw loc.error(`gas limit ${limit} is below the minimum 5000`)
 }
 
 export function writeFixtureFiles(built: BuiltFixture, outDir: string): void {

@@ -17,7 +17,8 @@ export interface CompiledContract {
 
 /**
  * Settings fixed here rather than left to solc's defaults:
- * - `evmVersion`: solc 0.8.37 defaults to the newest fork; pinning keeps bytecode stable across solc upgrades;
+ * - `evmVersion`: solc 0.8.37 defaults to the newest fork; pinning keeps bytecode stable across solc upgrades
+ *   (the scenario's `hardfork`, osaka unless it names another);
  * - `metadata.bytecodeHash: none`: the default IPFS hash covers source text and paths, so a
  *   checkout with other line endings would give other bytecode and other state roots.
  */
@@ -47,14 +48,14 @@ export interface CompileRequest {
  * Compiles every requested contract in one solc run. Source unit names are the paths relative to
  * `baseDir` with `/` separators, as imports between the files refer to them.
  */
-export async function compileContracts(requests: CompileRequest[], baseDir: string): Promise<CompiledContract[]> {
+export async function compileContracts(requests: CompileRequest[], baseDir: string, evmVersion = 'osaka'): Promise<CompiledContract[]> {
   if (requests.length === 0) return []
   const sources: Record<string, { content: string }> = {}
   for (const { source, loc } of requests) {
     const unit = unitName(source, baseDir, loc)
     sources[unit] ??= { content: readSource(resolve(baseDir, source), loc) }
   }
-  const input = JSON.stringify({ language: 'Solidity', sources, settings: SETTINGS })
+  const input = JSON.stringify({ language: 'Solidity', sources, settings: { ...SETTINGS, evmVersion } })
   let output = cache.get(input)
   if (output === undefined) {
     const { default: solc } = await import('solc')

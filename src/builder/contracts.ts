@@ -25,7 +25,7 @@ export interface ContractCode {
 
 const FIELDS = ['source', 'contractName', 'bytecode', 'runtimeBytecode', 'abi'] as const
 
-export async function resolveContracts(section: unknown, baseDir: string, loc: SourceLocation): Promise<Map<string, ContractCode>> {
+export async function resolveContracts(section: unknown, baseDir: string, loc: SourceLocation, evmVersion = 'osaka'): Promise<Map<string, ContractCode>> {
   const entries = Object.entries(section === undefined ? {} : recordAt(section, loc))
   const result = new Map<string, ContractCode>()
   const requests: (CompileRequest & { name: string })[] = []
@@ -47,7 +47,7 @@ export async function resolveContracts(section: unknown, baseDir: string, loc: S
     const abi = entry.abi === undefined ? undefined : parseAbi(entry.abi, at.at('abi'))
     result.set(name, fromAbi(name, abi, bytecode, runtimeBytecode))
   }
-  const compiled = await compileContracts(requests, baseDir)
+  const compiled = await compileContracts(requests, baseDir, evmVersion)
   requests.forEach((r, i) => {
     const c = compiled[i]!
     result.set(r.name, fromAbi(r.name, c.abi, c.bytecode, c.runtimeBytecode))

@@ -23,7 +23,7 @@ export function fixtureIndex(network: string, chainId: number, book: AddressBook
       .map((e) => ({ name: e.name, contract: e.contract, address: e.address, ...deployment(e.address, blocks, planned) })),
     transactions: planned.flatMap((txs, i) =>
       txs.map((t, index) => ({
-        block: i + 1,
+        block: Number(blocks[i]!.header.number),
         index,
         hash: bytesToHex(t.tx.hash()),
         type: t.draft.type,
@@ -39,7 +39,7 @@ export function fixtureIndex(network: string, chainId: number, book: AddressBook
 function deployment(address: string, blocks: Block[], planned: PlannedTx[][]) {
   for (const [i, txs] of planned.entries()) {
     const index = txs.findIndex((t) => t.createdAddress === address)
-    if (index >= 0) return { deployedIn: { block: i + 1, index, hash: bytesToHex(blocks[i]!.transactions[index]!.hash()) } }
+    if (index >= 0) return { deployedIn: { block: Number(blocks[i]!.header.number), index, hash: bytesToHex(blocks[i]!.transactions[index]!.hash()) } }
   }
   return { deployedIn: 'genesis' }
 }

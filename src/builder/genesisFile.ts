@@ -18,21 +18,45 @@ export interface AllocEntry {
 }
 
 export interface GenesisHeader {
+  /** The genesis block's number: 0, or a real height (a chain placed at block 21,000,000). */
+  number: bigint
   timestamp: bigint
   gasLimit: bigint
   baseFeePerGas: bigint
   extraData: string
   coinbase: string
   mixHash: string
+  /** A real parent's hash for a genesis at a height (a captured block's). Default the zero hash. */
+  parentHash?: string
+  /** Gas used by the genesis block (a captured block's); it sets the next block's base fee. */
+  gasUsed?: bigint
+  /** From Cancun: the genesis block's excess blob gas (it sets the blob base fee). Default 0. */
+  excessBlobGas?: bigint
+  /** From Cancun: the blob gas the genesis block used. Default 0. */
+  blobGasUsed?: bigint
+}
+
+/** The forks a fixture can run, oldest first: every one from the Merge on. */
+export const HARDFORKS = ['paris', 'shanghai', 'cancun', 'prague', 'osaka'] as const
+export type Hardfork = (typeof HARDFORKS)[number]
+
+const BLOB_SCHEDULE = {
+  cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
+  prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+  osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
 }
 
 /**
- * Every fork through Osaka at block 0 / time 0: current mainnet rules from the first block, with
- * the London base fee in the genesis header. The blob schedule is mainnet's (EIP-7840 makes geth
- * require one from Cancun on). BPO1/BPO2 are left out: src/chain/genesis.ts drops their entries
- * anyway, because EthereumJS 10.1.3 misreads them.
+ * Every fork through `hardfork` (Osaka unless a source names another) at block 0 / time 0: that
+ * fork's rules from the first block, whatever the genesis number, with the London base fee in the
+ * genesis header. The blob schedule is mainnet's (EIP-7840 makes geth require one from Cancun on).
+ * BPO1/BPO2 are left out: src/chain/genesis.ts drops their entries anyway, because EthereumJS
+ * 10.1.3 misreads them.
  */
-function chainConfig(chainId: number): GenesisFile['config'] {
+export function chainConfig(chainId: number, hardfork: Hardfork = 'osaka'): GenesisFile['config'] {
+  const level = HARDFORKS.indexOf(hardfork)
+  const from = (fork: Hardfork) => HARDFORKS.indexOf(fork) <= level
+  const schedule = Object.fromEntries(Object.entries(BLOB_SCHEDULE).filter(([fork]) => from(fork as Hardfork)))
   return {
     chainId,
     homesteadBlock: 0,
@@ -49,18 +73,14 @@ function chainConfig(chainId: number): GenesisFile['config'] {
     arrowGlacierBlock: 0,
     grayGlacierBlock: 0,
     mergeNetsplitBlock: 0,
-    shanghaiTime: 0,
-    cancunTime: 0,
-    pragueTime: 0,
-    osakaTime: 0,
+    ...(from('shanghai') ? { shanghaiTime: 0 } : {}),
+    ...(from('cancun') ? { cancunTime: 0 } : {}),
+    ...(from('prague') ? { pragueTime: 0 } : {}),
+    ...(from('osaka') ? { osakaTime: 0 } : {}),
     terminalTotalDifficulty: 0,
     // No beacon deposit contract exists on these chains; geth reads deposit logs from this address.
     depositContractAddress: '0x0000000000000000000000000000000000000000',
-    blobSchedule: {
-      cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
-      prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
-      osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
-    },
+    ...(from('cancun') ? { blobSchedule: schedule } : {}),
   }
 }
 
@@ -68,8 +88,11 @@ function chainConfig(chainId: number): GenesisFile['config'] {
  * The genesis file, with fields in geth's order and `alloc` sorted by address (as geth writes
  * it), so equal inputs give equal bytes. The system contracts are added to `alloc`.
  */
-export function makeGenesisFile(chainId: number, header: GenesisHeader, accounts: AllocEntry[]): GenesisFile {
-  const system: AllocEntry[] = SYSTEM_CONTRACTS.map((c) => ({ address: c.address, balance: 0n, nonce: 1n, code: c.code }))
+export function makeGenesisFile(chainId: number, header: GenesisHeader, accounts: AllocEntry[], hardfork: Hardfork = 'osaka'): GenesisFile {
+  // A source (or a capture) that gives a system contract's address its own account keeps it; a
+  // fork before the contract's EIP has none (4788 came with Cancun, the other three with Prague).
+  const taken = new Set(accounts.map((a) => a.address.toLowerCase()))
+  const system: AllocEntry[] = SYSTEM_CONTRACTS.filter((c) => !taken.has(c.address.toLowerCase()) && HARDFORKS.indexOf(hardfork) >= HARDFORKS.indexOf(c.eip === 4788 ? 'cancun' : 'prague')).map((c) => ({ address: c.address, balance: 0n, nonce: 1n, code: c.code }))
   const alloc: Record<string, unknown> = {}
   for (const entry of [...accounts, ...system].sort((a, b) => (a.address < b.address ? -1 : 1))) {
     alloc[entry.address.slice(2).toLowerCase()] = {
@@ -80,7 +103,7 @@ export function makeGenesisFile(chainId: number, header: GenesisHeader, accounts
     }
   }
   return {
-    config: chainConfig(chainId),
+    config: chainConfig(chainId, hardfork),
     nonce: '0x0',
     timestamp: toQuantity(header.timestamp),
     extraData: header.extraData,
@@ -89,11 +112,12 @@ export function makeGenesisFile(chainId: number, header: GenesisHeader, accounts
     mixHash: header.mixHash,
     coinbase: header.coinbase,
     alloc,
-    number: '0x0',
-    gasUsed: '0x0',
-    parentHash: `0x${'00'.repeat(32)}`,
+    number: toQuantity(header.number),
+    gasUsed: toQuantity(header.gasUsed ?? 0n),
+    parentHash: header.parentHash ?? `0x${'00'.repeat(32)}`,
     baseFeePerGas: toQuantity(header.baseFeePerGas),
-    excessBlobGas: '0x0',
-    blobGasUsed: '0x0',
+    ...(HARDFORKS.indexOf(hardfork) >= HARDFORKS.indexOf('cancun')
+      ? { excessBlobGas: toQuantity(header.excessBlobGas ?? 0n), blobGasUsed: toQuantity(header.blobGasUsed ?? 0n) }
+      : {}),
   }
 }

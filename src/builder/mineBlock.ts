@@ -17,25 +17,27 @@ export interface BlockPlan {
   coinbase: string
   prevRandao: Uint8Array
   extraData: Uint8Array
+  /** Default: the parent's. */
+  gasLimit?: bigint
 }
 
-/** The header fields of the child of `parent`, before execution. */
+/** The header fields of the child of `parent`, before execution; those of later forks only when the chain runs them. */
 export function headerShellFields(chain: OpenChain, parent: Block, plan: BlockPlan): HeaderData {
+  const { common } = chain
+  const cancun = common.isActivatedEIP(4844)
   return {
     parentHash: parent.hash(),
     number: parent.header.number + 1n,
     timestamp: plan.timestamp,
     coinbase: plan.coinbase as `0x${string}`,
-    gasLimit: parent.header.gasLimit,
+    gasLimit: plan.gasLimit ?? parent.header.gasLimit,
     difficulty: 0n,
     mixHash: plan.prevRandao,
     extraData: plan.extraData,
     baseFeePerGas: parent.header.calcNextBaseFee(),
-    excessBlobGas: parent.header.calcNextExcessBlobGas(chain.common),
     // No blob transactions and no beacon chain: no blob gas, zero beacon root, no withdrawals.
-    blobGasUsed: 0n,
-    parentBeaconBlockRoot: new Uint8Array(32),
-    withdrawalsRoot: KECCAK256_RLP,
+    ...(cancun ? { excessBlobGas: parent.header.calcNextExcessBlobGas(common), blobGasUsed: 0n, parentBeaconBlockRoot: new Uint8Array(32) } : {}),
+    ...(common.isActivatedEIP(4895) ? { withdrawalsRoot: KECCAK256_RLP } : {}),
   }
 }
 

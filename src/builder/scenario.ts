@@ -44,6 +44,12 @@ export interface ScenarioSource {
   network: string
   /** EIP-155 chain id written to `config.chainId` and signed into every transaction. */
   chainId: number
+  /**
+   * The fork whose rules the chain runs, from genesis on: `"paris"`, `"shanghai"`, `"cancun"`,
+   * `"prague"` or `"osaka"` (the default). Mainnet at block 21,000,000 was Cancun. Solidity
+   * sources are compiled for it too (solc's `evmVersion`).
+   */
+  hardfork?: 'paris' | 'shanghai' | 'cancun' | 'prague' | 'osaka'
   /** Header fields of block 0. */
   genesis: GenesisSource
   /**
@@ -77,6 +83,12 @@ export interface ScenarioSource {
 
 /** Header fields of block 0, as a geth `genesis.json` has them. */
 export interface GenesisSource {
+  /**
+   * Number of the genesis block, default 0. Any height works (`21000000`): `eth_blockNumber`
+   * answers from it and contracts read `block.number` as it is there; block 1 of `blocks` is
+   * genesis + 1.
+   */
+  number?: number
   /** Unix seconds. Required: a fixture never depends on the clock. */
   timestamp: number
   /** Block gas limit, kept by every later block. Default 36,000,000 (mainnet, 2026). */
@@ -87,8 +99,16 @@ export interface GenesisSource {
   extraData?: string
   /** Genesis `coinbase`. Default the zero address. */
   coinbase?: string
-  /** Genesis `mixHash`. Default the zero hash. */
+  /** Genesis `mixHash` (after the Merge, the block's `prevRandao`). Default the zero hash. */
   mixHash?: string
+  /** The genesis block's parent hash, for a chain at a height (a captured block's real parent). Default the zero hash. */
+  parentHash?: string
+  /** Gas the genesis block used (a captured block's); the next base fee follows from it. Default 0. */
+  gasUsed?: Amount
+  /** From Cancun: the genesis block's excess blob gas, which sets its blob base fee. Default 0. */
+  excessBlobGas?: Amount
+  /** From Cancun: the blob gas the genesis block used. Default 0. */
+  blobGasUsed?: Amount
   comment?: string
 }
 
@@ -138,6 +158,14 @@ export interface ContractSource {
 
 /** One block after genesis. */
 export interface BlockSource {
+  /** The block's number, as a check: it must be the parent's + 1 (the height comes from `genesis.number`). */
+  number?: number
+  /**
+   * The block's gas limit. Default: the parent's. Within 1/1024 of the parent's, as consensus
+   * allows (geth refuses other chains); the base fee follows EIP-1559 from the parent's gas used
+   * and limit, so only the genesis base fee is chosen.
+   */
+  gasLimit?: Amount
   /** Unix seconds; must be after the parent's. Default: parent's timestamp + `blockTime`. */
   timestamp?: number
   /** Transactions in block order. Default none (an empty block). */

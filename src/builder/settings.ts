@@ -8,16 +8,19 @@ import { keccak256 } from '../encoding/keccak.ts'
 import { addressOfKey, derivedKey, parseAddress } from './addressBook.ts'
 import { parseAmount } from './amounts.ts'
 import type { SourceLocation } from './errors.ts'
-import { hexAt, objectAt, optionalInteger, requiredInteger, requiredString } from './fields.ts'
-import type { GenesisHeader } from './genesisFile.ts'
+import { hexAt, objectAt, optionalInteger, optionalString, requiredInteger, requiredString } from './fields.ts'
+import { HARDFORKS } from './genesisFile.ts'
+import type { GenesisHeader, Hardfork } from './genesisFile.ts'
 import type { BlockPlan } from './mineBlock.ts'
 import type { GenesisSource, ScenarioSource } from './scenario.ts'
 
 export const TOP_FIELDS = [
   'network', 'chainId', 'genesis', 'blockTime', 'feeRecipient', 'prevRandao', 'extraData',
-  'priorityFee', 'accounts', 'contracts', 'blocks', 'safe', 'finalized',
+  'priorityFee', 'accounts', 'contracts', 'blocks', 'safe', 'finalized', 'hardfork',
 ] as const satisfies readonly (keyof ScenarioSource)[]
-const GENESIS_FIELDS = ['timestamp', 'gasLimit', 'baseFeePerGas', 'extraData', 'coinbase', 'mixHash'] as const satisfies readonly (keyof GenesisSource)[]
+const GENESIS_FIELDS = [
+  'number', 'timestamp', 'gasLimit', 'baseFeePerGas', 'extraData', 'coinbase', 'mixHash', 'parentHash', 'gasUsed', 'excessBlobGas', 'blobGasUsed',
+] as const satisfies readonly (keyof GenesisSource)[]
 
 /** The fee recipient when a source names none: the address of the name "fee-recipient". */
 const DEFAULT_FEE_RECIPIENT = addressOfKey(derivedKey('fee-recipient'))
@@ -28,6 +31,7 @@ const DEFAULT_EXTRA_DATA = utf8ToBytes('gateway-double')
 export interface Settings {
   network: string
   chainId: number
+  hardfork: Hardfork
   blockTime: bigint
   genesisHeader: GenesisHeader
   /** Header fields of blocks after genesis, except the timestamp. */
@@ -43,15 +47,26 @@ export function parseSettings(top: Record<string, unknown>, root: SourceLocation
   const blockTime = BigInt(optionalInteger(top, 'blockTime', root) ?? 12)
   if (blockTime === 0n) throw root.at('blockTime').error('blockTime must be positive')
 
+  const hardfork = (optionalString(top, 'hardfork', root) ?? 'osaka') as Hardfork
+  if (!HARDFORKS.includes(hardfork)) throw root.at('hardfork').error(`unknown fork ${JSON.stringify(hardfork)} (one of: ${HARDFORKS.join(', ')})`)
+
   const at = root.at('genesis')
   const g = objectAt(top.genesis, GENESIS_FIELDS, at)
   const genesisHeader: GenesisHeader = {
+    number: BigInt(optionalInteger(g, 'number', at) ?? 0),
     timestamp: BigInt(requiredInteger(g, 'timestamp', at)),
     gasLimit: g.gasLimit === undefined ? 36_000_000n : parseAmount(g.gasLimit, at.at('gasLimit')),
     baseFeePerGas: g.baseFeePerGas === undefined ? 1_000_000_000n : parseAmount(g.baseFeePerGas, at.at('baseFeePerGas')),
     extraData: g.extraData === undefined ? '0x' : extraDataAt(g.extraData, at.at('extraData')),
     coinbase: g.coinbase === undefined ? `0x${'00'.repeat(20)}` : parseAddress(g.coinbase, at.at('coinbase')),
     mixHash: g.mixHash === undefined ? `0x${'00'.repeat(32)}` : hexAt(g.mixHash, at.at('mixHash'), 32),
+    ...(g.parentHash === undefined ? {} : { parentHash: hexAt(g.parentHash, at.at('parentHash'), 32) }),
+    ...(g.gasUsed === undefined ? {} : { gasUsed: parseAmount(g.gasUsed, at.at('gasUsed')) }),
+    ...(g.excessBlobGas === undefined ? {} : { excessBlobGas: parseAmount(g.excessBlobGas, at.at('excessBlobGas')) }),
+    ...(g.blobGasUsed === undefined ? {} : { blobGasUsed: parseAmount(g.blobGasUsed, at.at('blobGasUsed')) }),
+  }
+  if (genesisHeader.gasUsed !== undefined && genesisHeader.gasUsed > genesisHeader.gasLimit) {
+    throw at.at('gasUsed').error(`gas used ${genesisHeader.gasUsed} is above the gas limit ${genesisHeader.gasLimit}`)
   }
   const blockFields = {
     coinbase: top.feeRecipient === undefined ? DEFAULT_FEE_RECIPIENT : parseAddress(top.feeRecipient, root.at('feeRecipient')),
@@ -59,7 +74,7 @@ export function parseSettings(top: Record<string, unknown>, root: SourceLocation
     extraData: top.extraData === undefined ? DEFAULT_EXTRA_DATA : hexToBytes(extraDataAt(top.extraData, root.at('extraData')) as `0x${string}`),
   }
   const priorityFee = top.priorityFee === undefined ? undefined : parseAmount(top.priorityFee, root.at('priorityFee'))
-  return { network, chainId, blockTime, genesisHeader, blockFields, ...(priorityFee === undefined ? {} : { priorityFee }) }
+  return { network, chainId, hardfork, blockTime, genesisHeader, blockFields, ...(priorityFee === undefined ? {} : { priorityFee }) }
 }
 
 function extraDataAt(value: unknown, loc: SourceLocation): string {

@@ -2,8 +2,9 @@
  * geth-format genesis files to EthereumJS objects. Shared by the loader and the fixture builder,
  * so a fixture is always read back with the same rules it was built with.
  */
+import { createBlock } from '@ethereumjs/block'
 import type { Block } from '@ethereumjs/block'
-import { createBlockchain } from '@ethereumjs/blockchain'
+import { createBlockchain, DBSaveLookups, DBSetBlockOrHeader, DBSetTD } from '@ethereumjs/blockchain'
 import type { Blockchain } from '@ethereumjs/blockchain'
 import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common'
 import type { Common, GethGenesis } from '@ethereumjs/common'
@@ -89,6 +90,7 @@ export async function openGenesisChain(
   const trie = new MerklePatriciaTrie({ db: new MapDB(stateEntries), useKeyHashing: true, common })
   const stateManager = new MerkleStateManager({ common, trie })
   const vm = await createVM({ common, blockchain, stateManager })
+  await placeGenesis(blockchain, genesis)
   if (opts.stateEntries) {
     await stateManager.setStateRoot(blockchain.genesisBlock.header.stateRoot)
   } else {
@@ -96,4 +98,48 @@ export async function openGenesisChain(
     await stateManager.generateCanonicalGenesis(genesisState)
   }
   return { common, blockchain, vm, genesisBlock: blockchain.genesisBlock, stateEntries }
+}
+
+const ZERO_HASH = `0x${'00'.repeat(32)}`
+
+/**
+ * A genesis at a real height: geth's genesis `number`, `parentHash`, `gasUsed` and `blobGasUsed`
+ * (a captured block's, or a source's `genesis.number`). EthereumJS always builds its genesis block
+ * as number 0 with none of these, and refuses a supplied genesis block whose number is not 0. So
+ * the block-0 genesis it made is replaced: the same header with the file's fields is stored under
+ * its own number (total difficulty, body, hash and number lookups), and becomes the genesis and
+ * the head. Block N+1 then finds its parent by hash and number as usual. A file without these
+ * fields (every chain that starts at 0) is left exactly as EthereumJS builds it.
+ */
+async function placeGenesis(blockchain: Blockchain, genesis: GenesisFile): Promise<void> {
+  const number = quantity(genesis.number) ?? 0n
+  const parentHash = typeof genesis.parentHash === 'string' ? genesis.parentHash : ZERO_HASH
+  const gasUsed = quantity(genesis.gasUsed) ?? 0n
+  const blobGasUsed = quantity(genesis.blobGasUsed)
+  if (number === 0n && parentHash.toLowerCase() === ZERO_HASH && gasUsed === 0n && !blobGasUsed) return
+  const base = blockchain.genesisBlock
+  const fields = base.header.toJSON()
+  const block = createBlock(
+    {
+      header: {
+        ...fields,
+        number,
+        parentHash: parentHash as `0x${string}`,
+        gasUsed,
+        ...(fields.blobGasUsed === undefined || blobGasUsed === undefined ? {} : { blobGasUsed }),
+      },
+      ...(base.withdrawals === undefined ? {} : { withdrawals: [] }),
+    },
+    { common: base.common },
+  )
+  const hash = block.hash()
+  await blockchain.dbManager.batch([DBSetTD(block.header.difficulty, number, hash), ...DBSetBlockOrHeader(block), ...DBSaveLookups(hash, number)])
+  blockchain['_genesisBlock'] = block
+  blockchain['_headHeaderHash'] = hash
+  blockchain['_headBlockHash'] = hash
+}
+
+/** A genesis quantity field: geth writes absent ones as `null`. */
+function quantity(value: unknown): bigint | undefined {
+  return typeof value === 'string' || typeof value === 'number' ? BigInt(value) : undefined
 }

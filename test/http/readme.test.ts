@@ -5,8 +5,10 @@
  * After a deliberate fixture change, `UPDATE_README=1 npx vitest run test/http/readme.test.ts`
  * rewrites the example outputs in README.md (compact up to 300 characters, else indented).
  */
-import { spawn } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { execFile, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_CONFIG_PATH, loadConfigFile } from '../../src/gateway/config.ts'
@@ -106,4 +108,66 @@ describe('README', () => {
     child.kill('SIGTERM')
     expect(await exited).toBe(0)
   })
+})
+
+/**
+ * The worked example of "Revert scenarios", run as written: every ```sh block in order, through
+ * bash from the project folder. Only the port (`8546` becomes a free one) and the output folder
+ * (`/tmp/vault` becomes a temporary one) are changed; each curl block's output must equal the
+ * ```json block that follows it.
+ */
+describe('README worked example (Revert scenarios)', () => {
+  const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+  function bash(line: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      execFile('bash', ['-c', line], { cwd: ROOT }, (err, stdout, stderr) => (err ? reject(new Error(`${line}\n${stderr}`)) : resolve(stdout)))
+    })
+  }
+
+  it('builds the fixture, serves it and reproduces its revert with curl', async () => {
+    const text = section('Revert scenarios')
+    const blocks = [...text.matchAll(/```(sh|json)\n([\s\S]*?)```/g)].map((m) => ({ kind: m[1]!, body: m[2]! }))
+    expect(blocks.filter((b) => b.kind === 'sh').length).toBeGreaterThanOrEqual(3)
+    const dir = mkdtempSync(join(tmpdir(), 'gd-readme-'))
+    let server: ReturnType<typeof spawn> | undefined
+    let port: string | undefined
+    try {
+      for (const [i, block] of blocks.entries()) {
+        if (block.kind !== 'sh') continue
+        for (const raw of block.body.split('\n').filter((l) => l.trim() !== '')) {
+          const line = raw.replaceAll('/tmp/vault', join(dir, 'vault'))
+          if (line.trimEnd().endsWith('&')) {
+            // The server, in the background: its own process group, so it is stopped whole.
+            const command = line.trimEnd().slice(0, -1).replace('--port 8546', '--port 0')
+            server = spawn('bash', ['-c', `exec ${command}`], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+            port = await new Promise<string>((resolve, reject) => {
+              let out = ''
+              server!.stdout!.on('data', (d: Buffer) => {
+                out += d.toString()
+                const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
+                if (m) resolve(m[1]!)
+              })
+              server!.on('exit', () => reject(new Error(`the server exited: ${out}`)))
+            })
+            continue
+          }
+          const output = await bash(port === undefined ? line : line.replaceAll('127.0.0.1:8546', `127.0.0.1:${port}`))
+          if (line.startsWith('curl')) {
+            const expected = blocks[i + 1]
+            expect(expected?.kind, line).toBe('json')
+            expect(JSON.parse(output)).toEqual(JSON.parse(expected!.body))
+          }
+        }
+      }
+      expect(port).toBeDefined()
+    } finally {
+      if (server?.pid !== undefined && server.exitCode === null) {
+        const exited = new Promise((resolve) => server!.on('exit', resolve))
+        process.kill(-server.pid, 'SIGTERM')
+        await exited
+      }
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
 })
