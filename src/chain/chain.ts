@@ -9,6 +9,7 @@ import type { Blockchain } from '@ethereumjs/blockchain'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { VM } from '@ethereumjs/vm'
+import { BlockStateManager } from './blockState.ts'
 import type { ReceiptJson, TransactionJson } from './render.ts'
 
 /** One block and everything read from it, rendered once at load. */
@@ -45,7 +46,7 @@ export class Chain {
   readonly #txByHash = new Map<string, { record: BlockRecord; index: number }>()
   #safe: bigint
   #finalized: bigint
-  readonly #states = new Map<BlockRecord, Promise<MerkleStateManager>>()
+  readonly #states = new Map<BlockRecord, Promise<BlockStateManager>>()
 
   constructor(opts: {
     name: string
@@ -130,8 +131,9 @@ export class Chain {
 
   /**
    * A state manager positioned at the state after `record`, for reads only. Copies share the trie
-   * database, which keeps every root (nothing is pruned). The last few are kept, with their
-   * caches warm: a block's state never changes, and making a copy per read costs more than the read.
+   * database, which keeps every root (nothing is pruned). The last few are kept, each remembering
+   * what it read (./blockState.ts): a block's state never changes, and making a copy per read, or
+   * walking the trie again, costs more than the read.
    */
   stateAt(record: BlockRecord): Promise<MerkleStateManager> {
     let state = this.#states.get(record)
@@ -139,8 +141,7 @@ export class Chain {
       // Most recently used last, so the oldest is first to go.
       this.#states.delete(record)
     } else {
-      const sm = (this.vm.stateManager as MerkleStateManager).shallowCopy(false)
-      state = sm.setStateRoot(record.block.header.stateRoot).then(() => sm)
+      state = BlockStateManager.at(this.vm.stateManager as MerkleStateManager, record.block.header.stateRoot)
       if (this.#states.size >= READ_STATES_KEPT) this.#states.delete(this.#states.keys().next().value!)
     }
     this.#states.set(record, state)
