@@ -2,7 +2,7 @@
  * The one place a gateway outcome becomes HTTP status, headers and body bytes: refusals
  * (`GatewayError`) and JSON-RPC responses alike. Headers are lowercase.
  */
-import { jsonReplacer } from '../encoding/hex.ts'
+import { stringifyResponses } from '../rpc/rawJson.ts'
 import { InvalidRequestError, MethodNotFoundError, ParseError } from '../rpc/errors.ts'
 import type { JsonRpcId, JsonRpcResponse } from '../rpc/types.ts'
 import { GatewayError, LimitError } from './errors.ts'
@@ -47,7 +47,7 @@ export function jsonRpcStatus(payload: JsonRpcResponse | readonly JsonRpcRespons
  */
 export function jsonRpcResponse(payload: JsonRpcResponse | readonly JsonRpcResponse[] | undefined): HttpResponse {
   if (payload === undefined) return withBody(200, undefined, '')
-  return withBody(jsonRpcStatus(payload), JSON_CONTENT_TYPE, JSON.stringify(payload, jsonReplacer))
+  return withBody(jsonRpcStatus(payload), JSON_CONTENT_TYPE, stringifyResponses(payload))
 }
 
 /** A gateway refusal. `id` is only written by the 402/429 bodies (null when there is no single call). */
