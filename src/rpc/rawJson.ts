@@ -9,8 +9,15 @@ import type { JsonRpcResponse } from './types.ts'
 /** JSON text standing for a value. `JSON.stringify` of it writes the same value (`toJSON`). */
 export class RawJson {
   readonly json: string
+  #bytes: Buffer | undefined
   constructor(json: string) {
     this.json = json
+  }
+
+  /** The text in UTF-8, encoded on first use. */
+  get bytes(): Buffer {
+    this.#bytes ??= Buffer.from(this.json, 'utf8')
+    return this.#bytes
   }
 
   /** The value as `JSON.stringify(value, jsonReplacer)` writes it. */
@@ -24,21 +31,36 @@ export class RawJson {
 }
 
 /**
- * One response, or a batch, as `JSON.stringify(payload, jsonReplacer)` writes it (same bytes),
- * with `RawJson` results spliced in and string results written without the replacer.
+ * One response, or a batch, as `JSON.stringify(payload, jsonReplacer)` writes it (the same bytes),
+ * with string results written without the replacer. With a `RawJson` result the answer is bytes:
+ * the result's encoded text between the envelope's, never re-encoded.
  */
-export function stringifyResponses(payload: JsonRpcResponse | readonly JsonRpcResponse[]): string {
-  if (!Array.isArray(payload)) return stringifyResponse(payload as JsonRpcResponse)
-  return `[${payload.map(stringifyResponse).join(',')}]`
+export function serializeResponses(payload: JsonRpcResponse | readonly JsonRpcResponse[]): string | Buffer {
+  const parts = Array.isArray(payload) ? payload.map(serializeResponse) : [serializeResponse(payload as JsonRpcResponse)]
+  if (!parts.some((p) => typeof p !== 'string')) return Array.isArray(payload) ? `[${parts.join(',')}]` : (parts[0] as string)
+  const chunks: Buffer[] = []
+  const text = (t: string) => chunks.push(Buffer.from(t, 'utf8'))
+  if (Array.isArray(payload)) text('[')
+  parts.forEach((p, i) => {
+    if (i > 0) text(',')
+    if (typeof p === 'string') text(p)
+    else {
+      text(p.head)
+      chunks.push(p.raw.bytes)
+      text('}')
+    }
+  })
+  if (Array.isArray(payload)) text(']')
+  return Buffer.concat(chunks)
 }
 
-function stringifyResponse(response: JsonRpcResponse): string {
+/** A response's text, or its envelope up to the result and the raw result. */
+function serializeResponse(response: JsonRpcResponse): string | { head: string; raw: RawJson } {
   if ('result' in response && isPlainResult(response)) {
     const result = response.result
     if (result instanceof RawJson || typeof result === 'string') {
-      const id = response.id === undefined ? '' : `"id":${JSON.stringify(response.id)},`
-      const text = result instanceof RawJson ? result.json : JSON.stringify(result)
-      return `{"jsonrpc":${JSON.stringify(response.jsonrpc)},${id}"result":${text}}`
+      const head = `{"jsonrpc":${JSON.stringify(response.jsonrpc)},${response.id === undefined ? '' : `"id":${JSON.stringify(response.id)},`}"result":`
+      return result instanceof RawJson ? { head, raw: result } : `${head}${JSON.stringify(result)}}`
     }
   }
   return JSON.stringify(response, jsonReplacer)

@@ -1,15 +1,17 @@
 /**
- * The response serializer splices pre-rendered results (RawJson) and writes string results
+ * The response serializer splices pre-encoded results (RawJson) and writes string results
  * directly: its bytes must be exactly those of JSON.stringify with the hex replacer.
  */
 import { describe, expect, it } from 'vitest'
 import { jsonReplacer } from '../../src/encoding/hex.ts'
-import { RawJson, stringifyResponses } from '../../src/rpc/rawJson.ts'
+import { RawJson, serializeResponses } from '../../src/rpc/rawJson.ts'
+
+const text = (body: string | Buffer) => (typeof body === 'string' ? body : body.toString('utf8'))
 import type { JsonRpcResponse } from '../../src/rpc/types.ts'
 
 const receipts = [{ status: '0x1', logs: [{ data: '0x', topics: [] }], to: null, note: 'quote " and \u2028 and é' }]
 
-describe('stringifyResponses', () => {
+describe('serializeResponses', () => {
   const cases: [string, JsonRpcResponse | JsonRpcResponse[]][] = [
     ['a RawJson result', { jsonrpc: '2.0', id: 7, result: RawJson.of(receipts) }],
     ['a string result, string id with escapes', { jsonrpc: '2.0', id: 'a"b\\c\u2028', result: '0x1a' }],
@@ -30,8 +32,8 @@ describe('stringifyResponses', () => {
   for (const [name, payload] of cases) {
     it(`${name}: the bytes of JSON.stringify`, () => {
       const plain = JSON.parse(JSON.stringify(payload, jsonReplacer)) as unknown
-      expect(stringifyResponses(payload)).toBe(JSON.stringify(payload, jsonReplacer))
-      expect(JSON.parse(stringifyResponses(payload))).toStrictEqual(plain)
+      expect(text(serializeResponses(payload))).toBe(JSON.stringify(payload, jsonReplacer))
+      expect(JSON.parse(text(serializeResponses(payload)))).toStrictEqual(plain)
     })
   }
 
