@@ -1,8 +1,40 @@
 #!/usr/bin/env node
-// The package's command. The sources are TypeScript: tsx (a runtime dependency) registers its
-// ESM loader in this process, then the CLI module is imported as is.
-import { register } from 'tsx/esm/api'
+// The package's command. When dist/ holds a build of src/ newer than every source file (`npm run
+// build`, which `npm ci` and `npm install` run through `prepare`), the compiled CLI runs and starts
+// without a TypeScript loader. Otherwise (no build, a failed one, or a source edited since) tsx, a
+// runtime dependency, registers its ESM loader in this process and the sources run as they are.
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
-register()
-const { main } = await import('../src/cli.ts')
-process.exitCode = await main(process.argv.slice(2))
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+/** The newest modification time under `dir`, in ms (0 when there is nothing). */
+function newest(dir) {
+  let latest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    const t = entry.isDirectory() ? newest(path) : statSync(path).mtimeMs
+    if (t > latest) latest = t
+  }
+  return latest
+}
+
+function freshBuild() {
+  try {
+    // dist/.built is written after a successful build, so it is newer than every file the build read.
+    return statSync(join(root, 'dist/.built')).mtimeMs >= newest(join(root, 'src'))
+  } catch {
+    return false
+  }
+}
+
+let cli
+if (freshBuild()) {
+  cli = await import('../dist/cli.js')
+} else {
+  const { register } = await import('tsx/esm/api')
+  register()
+  cli = await import('../src/cli.ts')
+}
+process.exitCode = await cli.main(process.argv.slice(2))

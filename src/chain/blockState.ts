@@ -1,0 +1,127 @@
+/**
+ * A state manager fixed at one block's state root, which remembers what it read from the trie.
+ *
+ * A block's state never changes and the trie database keeps every root, so the value of an account
+ * at a state root, or of a storage slot at a storage root, is the same on every read: walking the
+ * trie and decoding its nodes once per key is enough. The memos are keyed by the root actually
+ * read (the account trie's, the account's storage trie's), so a read under any other root, e.g.
+ * after a flush, goes to the trie as usual.
+ *
+ * With `caches`, writes stay in the caches (EthereumJS writes them to the trie only when the last
+ * checkpoint is committed, which a rolled-back call never does): a cache miss is a read of the
+ * block's own state, which the memos answer, and every call run on this state starts from warm
+ * reads. Without caches (plain reads), every read is a memo lookup after the first.
+ */
+import { MerkleStateManager } from '@ethereumjs/statemanager'
+import type { Caches } from '@ethereumjs/statemanager'
+import { RLP } from '@ethereumjs/rlp'
+import { bytesToHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
+import type { Account, Address } from '@ethereumjs/util'
+
+/** Past this many keys a memo starts over (a bound on memory under endless distinct reads). */
+const MEMO_LIMIT = 100_000
+
+/** The RLP of an empty storage value, as EthereumJS's storage cache holds an absent slot. */
+const EMPTY_RLP = Uint8Array.of(0x80)
+
+export class BlockStateManager extends MerkleStateManager {
+  readonly #root: Uint8Array
+  /** Account RLP (null: no account) by address, at `#root`. */
+  readonly #accounts = new Map<string, Uint8Array | null>()
+  /** Raw storage trie value (null: never written) by storage root, address and slot. */
+  readonly #storage = new Map<string, Uint8Array | null>()
+  /** Read-only states: a slot's decoded value by address and slot, at `#root`. */
+  readonly #slots = new Map<string, Uint8Array>()
+
+  private constructor(base: MerkleStateManager, root: Uint8Array, caches: Caches | undefined) {
+    const common = base.common.copy()
+    common.setHardfork(base.common.hardfork())
+    // Element access: the trie is protected on MerkleStateManager, and its copy shares the database.
+    const trie = base['_trie'].shallowCopy(false, { cacheSize: 0 })
+    super({ common, trie, caches })
+    this.#root = root
+  }
+
+  /** A state at `stateRoot`, sharing `base`'s trie database; with `caches` for calls. */
+  static async at(base: MerkleStateManager, stateRoot: Uint8Array, opts: { caches?: Caches } = {}): Promise<BlockStateManager> {
+    const sm = new BlockStateManager(base, stateRoot, opts.caches)
+    await sm.setStateRoot(stateRoot)
+    return sm
+  }
+
+  /** The account as the block holds it, whatever a call running on this state has changed. */
+  async blockAccount(address: Address): Promise<Account | undefined> {
+    const rlp = await this.#baseAccount(address)
+    return rlp !== null ? createAccountFromRLP(rlp) : undefined
+  }
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const cached = this._caches?.account?.get(address)
+    if (cached !== undefined) return cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined
+    const rlp = await this.#baseAccount(address)
+    const account = rlp !== null ? createAccountFromRLP(rlp) : undefined
+    this._caches?.account?.put(address, account)
+    return account
+  }
+
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    if (key.length !== 32) return super.getStorage(address, key)
+    if (this._caches === undefined && equalsBytes(this._trie.root(), this.#root)) {
+      // Nothing is ever written to a read-only state: the slot's value at the block is the answer.
+      const slotKey = `${bytesToHex(address.bytes)}${bytesToHex(key)}`
+      let slot = this.#slots.get(slotKey)
+      if (slot === undefined) {
+        slot = await this.#storageAt(address, key)
+        remember(this.#slots, slotKey, slot)
+      }
+      return slot.slice()
+    }
+    return this.#storageAt(address, key)
+  }
+
+  async #storageAt(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const cached = this._caches?.storage?.get(address, key)
+    if (cached !== undefined) return RLP.decode(cached) as Uint8Array
+    const account = await this.getAccount(address)
+    if (!account) return new Uint8Array()
+    // The account's storage trie is always at its storage root (see _modifyContractStorage).
+    const memoKey = `${bytesToHex(account.storageRoot)}${bytesToHex(address.bytes)}${bytesToHex(key)}`
+    let value = this.#storage.get(memoKey)
+    if (value === undefined) {
+      value = await this._getStorageTrie(address, account).get(key)
+      remember(this.#storage, memoKey, value)
+    }
+    this._caches?.storage?.put(address, key, value ?? EMPTY_RLP)
+    return RLP.decode(value ?? new Uint8Array()) as Uint8Array
+  }
+
+  /**
+   * With caches, a write goes to the storage cache only, as it does for accounts and code (and
+   * reaches the trie on the last commit's flush). EthereumJS 10.1 also writes it to the storage trie
+   * at once (`put(...) ?? write(...)`, and the cache's put returns nothing), which costs a trie
+   * update per SSTORE and leaves the nodes of every rolled-back call in the shared database.
+   */
+  override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    const storage = this._caches?.storage
+    if (storage === undefined || key.length !== 32 || value.length > 32) return super.putStorage(address, key, value)
+    if (!(await this.getAccount(address))) return super.putStorage(address, key, value)
+    storage.put(address, key, RLP.encode(unpadBytes(value)))
+  }
+
+  /** The account's RLP at the block's root (memoized), or as the trie holds it under any other root. */
+  async #baseAccount(address: Address): Promise<Uint8Array | null> {
+    if (!equalsBytes(this._trie.root(), this.#root)) return this._trie.get(address.bytes)
+    const key = bytesToHex(address.bytes)
+    let rlp = this.#accounts.get(key)
+    if (rlp === undefined) {
+      rlp = await this._trie.get(address.bytes)
+      remember(this.#accounts, key, rlp)
+    }
+    return rlp
+  }
+}
+
+function remember<V>(memo: Map<string, V>, key: string, value: V): void {
+  if (memo.size >= MEMO_LIMIT) memo.clear()
+  memo.set(key, value)
+}

@@ -1,0 +1,43 @@
+/**
+ * The response serializer splices pre-encoded results (RawJson) and writes string results
+ * directly: its bytes must be exactly those of JSON.stringify with the hex replacer.
+ */
+import { describe, expect, it } from 'vitest'
+import { jsonReplacer } from '../../src/encoding/hex.ts'
+import { RawJson, serializeResponses } from '../../src/rpc/rawJson.ts'
+
+const text = (body: string | Buffer) => (typeof body === 'string' ? body : body.toString('utf8'))
+import type { JsonRpcResponse } from '../../src/rpc/types.ts'
+
+const receipts = [{ status: '0x1', logs: [{ data: '0x', topics: [] }], to: null, note: 'quote " and \u2028 and é' }]
+
+describe('serializeResponses', () => {
+  const cases: [string, JsonRpcResponse | JsonRpcResponse[]][] = [
+    ['a RawJson result', { jsonrpc: '2.0', id: 7, result: RawJson.of(receipts) }],
+    ['a string result, string id with escapes', { jsonrpc: '2.0', id: 'a"b\\c\u2028', result: '0x1a' }],
+    ['a null id', { jsonrpc: '2.0', id: null, result: '0x0' }],
+    ['a bigint and bytes result', { jsonrpc: '2.0', id: 1, result: { n: 26n, b: Uint8Array.of(1, 2) } }],
+    ['a null result', { jsonrpc: '2.0', id: 1, result: null }],
+    ['an error', { jsonrpc: '2.0', id: 2, error: { code: -32000, message: 'header not found' } }],
+    ['keys in another order', { id: 3, jsonrpc: '2.0', result: '0x2' } as unknown as JsonRpcResponse],
+    [
+      'a batch of all kinds',
+      [
+        { jsonrpc: '2.0', id: 1, result: RawJson.of([]) },
+        { jsonrpc: '2.0', id: 2, result: '0x2' },
+        { jsonrpc: '2.0', id: 3, error: { code: 3, message: 'execution reverted', data: '0x' } },
+      ],
+    ],
+  ]
+  for (const [name, payload] of cases) {
+    it(`${name}: the bytes of JSON.stringify`, () => {
+      const plain = JSON.parse(JSON.stringify(payload, jsonReplacer)) as unknown
+      expect(text(serializeResponses(payload))).toBe(JSON.stringify(payload, jsonReplacer))
+      expect(JSON.parse(text(serializeResponses(payload)))).toStrictEqual(plain)
+    })
+  }
+
+  it('a RawJson writes its value through JSON.stringify too', () => {
+    expect(JSON.stringify({ result: RawJson.of(receipts) })).toBe(JSON.stringify({ result: receipts }))
+  })
+})
