@@ -9,8 +9,8 @@
  * - `serverError`: `status` 500 (the service's JSON-RPC internal error, as the gateway's own
  *   500), or 502/503/504 (the load balancer's HTML page). Default 503.
  * - `latency`: waits `ms`, then answers for real (and charges as usual).
- * - `timeout`: holds the request with no answer until the client gives up or the server closes;
- *   with `ms`, answers the load balancer's 504 after `ms`.
+ * - `timeout`: holds the request with no answer until the client gives up or the server closes,
+ *   or for `ms` (default 60 s, a load balancer's idle timeout), then answers the load balancer's 504.
  * - `drop`: destroys the connection with no response at all.
  *
  * Matching: every filter given must match: `network` and `key` exactly; `method` (a name or a

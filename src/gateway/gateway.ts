@@ -62,6 +62,12 @@ import { createNetworkAccessRule } from './rules/networkAccess.ts'
 import { createRouteRule } from './rules/route.ts'
 import { createSecretRule } from './rules/secret.ts'
 
+/**
+ * How long a `timeout` fault without `ms` holds a request before the 504: an AWS load balancer's
+ * default idle timeout, so a client that never gives up (ethers keeps its socket) is not held forever.
+ */
+export const LOAD_BALANCER_IDLE_TIMEOUT_MS = 60_000
+
 /** geth's default `BatchRequestLimit`. */
 export const DEFAULT_BATCH_LIMIT = 1000
 
@@ -248,7 +254,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       case 'drop':
         return droppedResponse()
       case 'timeout':
-        return (await hold(fault.ms, signal)) ? serverErrorResponse(504, id) : droppedResponse()
+        return (await hold(fault.ms ?? LOAD_BALANCER_IDLE_TIMEOUT_MS, signal)) ? serverErrorResponse(504, id) : droppedResponse()
       case 'latency':
         return (await hold(fault.ms ?? 0, signal)) ? undefined : droppedResponse()
     }
