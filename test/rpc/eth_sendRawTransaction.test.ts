@@ -309,6 +309,10 @@ describe(method, () => {
       expect(chain.pending).toHaveLength(4)
       expect(await result('eth_getTransactionCount', [alice, 'pending'])).toBe(q(aliceNonce + 2n))
       expect(await result('eth_getTransactionCount', [alice, 'latest'])).toBe(q(aliceNonce))
+      // A waiting transaction reads as geth's pending one: no block yet.
+      expect(await result('eth_getTransactionByHash', [hashes[2]])).toMatchObject({
+        hash: hashes[2], blockHash: null, blockNumber: null, transactionIndex: null, value: '0x3',
+      })
 
       const block = await chain.mine()
       expect(block.number).toBe(head + 1n)
@@ -316,6 +320,7 @@ describe(method, () => {
       for (const h of hashes) {
         expect((await rpc.call('eth_getTransactionReceipt', [h])).result).toMatchObject({ blockNumber: q(head + 1n), status: '0x1' })
       }
+      expect(await result('eth_getTransactionByHash', [hashes[2]])).toMatchObject({ hash: hashes[2], blockNumber: q(head + 1n) })
       expect(chain.pending.map((p) => p.hash)).toEqual([gapped])
       expect(await result('eth_getTransactionCount', [alice, 'pending'])).toBe(q(aliceNonce + 2n))
     })
