@@ -16,12 +16,14 @@ import { fileURLToPath } from 'node:url'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import type { ReceiptJson, TransactionJson } from './render.ts'
 
-const FORMAT = 1
+const FORMAT = 2
 
 /** Where caches live unless told otherwise: the project's node_modules/.cache, as other tools do. */
 export const DEFAULT_CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/.cache/gateway-double')
 
 export interface CachedRecord {
+  /** The block's hash, as the verified block gave it. */
+  hash: string
   transactions: TransactionJson[]
   receipts: ReceiptJson[]
 }
