@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path'
 import { createBlockFromBytesArray } from '@ethereumjs/block'
 import type { Block, BlockBytes } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
-import { bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util'
+import { bytesToBigInt, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
 import { runBlock } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
@@ -67,6 +67,7 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
   const { common, blockchain, vm, genesisBlock, stateEntries } = await openGenesisChain(genesis, name, {
     validateBlocks: false,
     stateEntries: cached ? new Map(cached.entries) : undefined,
+    genesisStateRoot: cached ? hexToBytes(cached.genesisStateRoot as `0x${string}`) : undefined,
   })
   const records: BlockRecord[] = [recordOf(genesisBlock, [], [])]
   if (cached) {
@@ -90,6 +91,7 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
     }
     if (cacheDir !== undefined && key !== undefined) {
       writeCache(cacheDir, key, {
+        genesisStateRoot: bytesToHex(genesisBlock.header.stateRoot),
         records: records.slice(1).map((r) => ({ hash: r.hash, transactions: [...r.transactions], receipts: [...r.receipts] })),
         entries: [...stateEntries],
       })
