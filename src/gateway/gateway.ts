@@ -213,6 +213,16 @@ export function createGateway(options: GatewayOptions): Gateway {
   const faults = new FaultBook()
   const log = new RequestLog()
   const control = createControl({ serviceHost, networks, keys: keysByName, ledger, clock, faults, log })
+  /** The log's time of the last request, kept for the next ones in the same millisecond. */
+  let lastMs = NaN
+  let lastIso = ''
+  const isoTime = (ms: number): string => {
+    if (ms !== lastMs) {
+      lastMs = ms
+      lastIso = new Date(ms).toISOString()
+    }
+    return lastIso
+  }
   /** Releases of the requests faults are holding. */
   const held = new Set<() => void>()
 
@@ -361,7 +371,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     async handle(request) {
       const origin = header(request, 'origin')
       if (request.method === 'OPTIONS') return decorate(preflight(request), origin)
-      const draft: Draft = { time: new Date(clock.now()).toISOString(), key: null, network: null, batch: false, calls: [], credits: 0, fault: null, status: null }
+      const draft: Draft = { time: isoTime(clock.now()), key: null, network: null, batch: false, calls: [], credits: 0, fault: null, status: null }
       let response: HttpResponse
       try {
         response = await answer(request, draft)
