@@ -94,16 +94,23 @@ export interface OpenChain {
  * proof-of-work seals, post-Merge headers none); `validateBlocks` makes `putBlock` check block data
  * too, which the builder wants and the loader does itself, with messages that name the field.
  * With `stateEntries` (a verified chain's saved state database) the VM's state starts from them
- * instead of from the alloc.
+ * instead of from the alloc, and `genesisStateRoot` (the same chain's) spares computing the root.
  */
 export async function openGenesisChain(
   genesis: GenesisFile,
   name: string,
-  opts: { validateBlocks: boolean; stateEntries?: StateEntries },
+  opts: { validateBlocks: boolean; stateEntries?: StateEntries; genesisStateRoot?: Uint8Array },
 ): Promise<OpenChain> {
   const common = commonFromGenesis(genesis, name)
   const genesisState = genesisStateOf(genesis)
-  const blockchain = await createBlockchain({ common, genesisState, validateConsensus: false, validateBlocks: opts.validateBlocks })
+  const blockchain = await createBlockchain({
+    common,
+    genesisState,
+    // Given (the verified cache's), the alloc's trie is not built again to compute it.
+    ...(opts.genesisStateRoot ? { genesisStateRoot: opts.genesisStateRoot } : {}),
+    validateConsensus: false,
+    validateBlocks: opts.validateBlocks,
+  })
   const stateEntries: StateEntries = opts.stateEntries ?? new Map()
   const trie = new MerklePatriciaTrie({ db: new MapDB(stateEntries), useKeyHashing: true, common })
   const stateManager = new MerkleStateManager({ common, trie })

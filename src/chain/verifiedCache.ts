@@ -16,17 +16,21 @@ import { fileURLToPath } from 'node:url'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import type { ReceiptJson, TransactionJson } from './render.ts'
 
-const FORMAT = 1
+const FORMAT = 3
 
 /** Where caches live unless told otherwise: the project's node_modules/.cache, as other tools do. */
 export const DEFAULT_CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/.cache/gateway-double')
 
 export interface CachedRecord {
+  /** The block's hash, as the verified block gave it. */
+  hash: string
   transactions: TransactionJson[]
   receipts: ReceiptJson[]
 }
 
 export interface CachedChain {
+  /** The genesis block's state root (hex). */
+  genesisStateRoot: string
   /** Per block after genesis, in order. */
   records: CachedRecord[]
   /** The state database: hex key to bytes (or, as EthereumJS stores some, a string). */
@@ -35,6 +39,7 @@ export interface CachedChain {
 
 interface CacheFile {
   format: number
+  genesisStateRoot: string
   records: CachedRecord[]
   entries: [string, string | { s: string }][]
 }
@@ -78,6 +83,7 @@ export function readCache(dir: string, key: string): CachedChain | undefined {
   }
   if (file.format !== FORMAT) return undefined
   return {
+    genesisStateRoot: file.genesisStateRoot,
     records: file.records,
     entries: file.entries.map(([k, v]) => [k, typeof v === 'string' ? hexToBytes(v as `0x${string}`) : v.s]),
   }
@@ -87,6 +93,7 @@ export function readCache(dir: string, key: string): CachedChain | undefined {
 export function writeCache(dir: string, key: string, chain: CachedChain): void {
   const file: CacheFile = {
     format: FORMAT,
+    genesisStateRoot: chain.genesisStateRoot,
     records: chain.records,
     entries: chain.entries.map(([k, v]) => [k, typeof v === 'string' ? { s: v } : bytesToHex(v)]),
   }

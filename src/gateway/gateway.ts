@@ -177,16 +177,20 @@ function preflight(request: GatewayRequest): HttpResponse {
   }
 }
 
-/** Headers every answer carries: `vary: Origin`, and the request's origin allowed back (CORS). */
+/**
+ * Headers every answer carries: `vary: Origin`, and the request's origin allowed back (CORS).
+ * Every response is made for its request, so its headers are completed in place.
+ */
 function decorate(response: HttpResponse, origin: string | undefined): HttpResponse {
-  const headers: Record<string, string> = { ...response.headers, vary: 'Origin' }
+  const headers = response.headers
+  headers.vary = 'Origin'
   if (origin !== undefined) headers['access-control-allow-origin'] = origin
   else if (response.status === 204) headers['access-control-allow-origin'] = '*'
-  return { ...response, headers }
+  return response
 }
 
 /** A log entry while its request runs. */
-type Draft = { -readonly [K in keyof Omit<RequestLogDraft, 'status'>]: RequestLogDraft[K] } & { calls: LoggedCall[] }
+type Draft = { -readonly [K in keyof RequestLogDraft]: RequestLogDraft[K] } & { calls: LoggedCall[] }
 
 function outcomeOf(response: JsonRpcResponse): LoggedCall['outcome'] {
   return 'error' in response ? response.error.code : 'ok'
@@ -215,6 +219,16 @@ export function createGateway(options: GatewayOptions): Gateway {
   const faults = new FaultBook()
   const log = new RequestLog()
   const control = createControl({ serviceHost, networks, keys: keysByName, ledger, clock, faults, log })
+  /** The log's time of the last request, kept for the next ones in the same millisecond. */
+  let lastMs = NaN
+  let lastIso = ''
+  const isoTime = (ms: number): string => {
+    if (ms !== lastMs) {
+      lastMs = ms
+      lastIso = new Date(ms).toISOString()
+    }
+    return lastIso
+  }
   /** Releases of the requests faults are holding. */
   const held = new Set<() => void>()
 
@@ -315,7 +329,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const fault = faults.fire({
       network: state.network!.name,
       key: state.key!.key,
-      methods: (plan.kind === 'single' ? [plan.message] : plan.kind === 'batch' ? plan.messages : []).flatMap((m) => (m.ok ? [m.request.method] : [])),
+      methods: plan.kind === 'single' ? [plan.message.request.method] : plan.kind === 'batch' ? plan.messages.flatMap((m) => (m.ok ? [m.request.method] : [])) : [],
     })
     if (fault) {
       draft.fault = fault.kind
@@ -363,7 +377,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     async handle(request) {
       const origin = header(request, 'origin')
       if (request.method === 'OPTIONS') return decorate(preflight(request), origin)
-      const draft: Draft = { time: new Date(clock.now()).toISOString(), key: null, network: null, batch: false, calls: [], credits: 0, fault: null }
+      const draft: Draft = { time: isoTime(clock.now()), key: null, network: null, batch: false, calls: [], credits: 0, fault: null, status: null }
       let response: HttpResponse
       try {
         response = await answer(request, draft)
@@ -371,7 +385,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         logger.error('gateway failure', err)
         response = { ...jsonRpcResponse(errorResponse(null, new InternalError())), status: 500 }
       }
-      log.record({ ...draft, status: response.destroy === true ? null : response.status })
+      draft.status = response.destroy === true ? null : response.status
+      log.record(draft)
       return response.destroy === true ? response : decorate(response, origin)
     },
     close() {

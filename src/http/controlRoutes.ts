@@ -14,8 +14,9 @@ import type { GatewayControl } from '../gateway/control.ts'
 import type { Logger } from '../gateway/gateway.ts'
 import { silentLogger } from '../gateway/gateway.ts'
 
-/** Where the control routes live. */
-export const CONTROL_PREFIX = '/_double'
+import { CONTROL_PREFIX } from './controlPrefix.ts'
+
+export { CONTROL_PREFIX }
 
 /** The body as an object (`{}` when empty); anything else is a 400. */
 function body(req: Request): Record<string, unknown> {
