@@ -159,6 +159,34 @@ describe('kinds', () => {
     expect(await outcome).toBe('ECONNRESET')
   })
 
+  it('a client that goes away releases its held request at once: logged with no status, the server still serves', async () => {
+    const server = await startServer({ port: 0, chains: CHAINS, keys: keys(), rpc: fakeRpc(), control: true })
+    const post = () =>
+      httpRequest(`${server.origin}/v3/${DEV_KEY}`, { method: 'POST', headers: { host: ETH } })
+    try {
+      server.control.addFault({ kind: 'timeout', times: 1 })
+      const held = post()
+      held.on('error', () => {})
+      held.end(JSON.stringify(call('eth_blockNumber')))
+      // A fault with `times: 1` leaves the list when it fires.
+      for (let i = 0; i < 25 && server.control.faults().length > 0; i++) await new Promise((r) => setTimeout(r, 2))
+      expect(server.control.faults()).toEqual([])
+      expect(server.control.requestLog()).toEqual([])
+      held.destroy()
+      for (let i = 0; i < 25 && server.control.requestLog().length === 0; i++) await new Promise((r) => setTimeout(r, 2))
+      expect(server.control.requestLog()).toMatchObject([{ fault: 'timeout', status: null, credits: 0 }])
+      const status = await new Promise<number | undefined>((resolve) => {
+        const next = post()
+        next.on('response', (res) => { res.resume(); resolve(res.statusCode) })
+        next.on('error', () => resolve(undefined))
+        next.end(JSON.stringify(call('eth_blockNumber')))
+      })
+      expect(status).toBe(200)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('without a transport, gateway.close() releases held requests', async () => {
     const { app } = faultApp()
     app.gateway.control.addFault({ kind: 'timeout' })
