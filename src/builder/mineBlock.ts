@@ -3,11 +3,12 @@
  * header shell, and the real header is assembled from what that run computed. (BlockBuilder gives
  * the same hashes but is quadratic in the number of transactions; see the v10 notes, §2 and §5.)
  */
-import { Block, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block'
+import { Block, createBlockHeader } from '@ethereumjs/block'
 import type { HeaderData } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 import type { OpenChain } from '../chain/genesis.ts'
+import { sealBlock } from '../chain/mining.ts'
 import { runBlock } from '@ethereumjs/vm'
 import type { RunBlockResult } from '@ethereumjs/vm'
 
@@ -47,19 +48,7 @@ export async function mineBlock(chain: OpenChain, parent: Block, plan: BlockPlan
   const fields = headerShellFields(chain, parent, plan)
   const shell = new Block(createBlockHeader(fields, { common }), txs, [], [], { common })
   const run = await runBlock(vm, { block: shell, generate: true, skipBlockValidation: true, skipHeaderValidation: true })
-  const header = createBlockHeader(
-    {
-      ...fields,
-      stateRoot: run.stateRoot,
-      receiptTrie: run.receiptsRoot,
-      logsBloom: run.logsBloom,
-      gasUsed: run.gasUsed,
-      transactionsTrie: await genTransactionsTrieRoot(txs),
-      requestsHash: run.requestsHash,
-    },
-    { common },
-  )
-  const block = new Block(header, txs, [], [], { common })
+  const block = await sealBlock(fields, run, txs, [], common)
   await blockchain.putBlock(block)
   return { block, run }
 }

@@ -93,6 +93,21 @@ export async function mineChild(
   } catch (err) {
     throw new MiningError(withoutEthereumJsContext(err))
   }
+  const block = await sealBlock(fields, run, transactions, withdrawals, common)
+  return recordFromExecution(block, run.receipts)
+}
+
+/**
+ * The block a `runBlock(generate: true)` of a shell block built: the shell's header fields plus the
+ * roots, bloom, gas used and requests hash the run gave (the builder seals its blocks the same way).
+ */
+export async function sealBlock(
+  fields: HeaderData,
+  run: RunBlockResult,
+  transactions: TypedTransaction[],
+  withdrawals: never[] | undefined,
+  common: Common,
+): Promise<Block> {
   const header = createBlockHeader(
     {
       ...fields,
@@ -105,6 +120,5 @@ export async function mineChild(
     },
     { common },
   )
-  const block = new Block(header, transactions, [], withdrawals, { common })
-  return recordFromExecution(block, run.receipts)
+  return new Block(header, transactions, [], withdrawals, { common })
 }
