@@ -233,10 +233,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   const held = new Set<() => void>()
 
   /**
-   * Waits `ms` (forever when null) unless released first by the client going away or
-   * `close()`: true when the time ran out, false when released.
+   * Waits `ms` unless released first by the client going away or `close()`: true when the time
+   * ran out, false when released.
    */
-  function hold(ms: number | null, signal: AbortSignal | undefined): Promise<boolean> {
+  function hold(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined
       const finish = (elapsed: boolean) => {
@@ -252,7 +252,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       held.add(release)
       signal?.addEventListener('abort', release, { once: true })
-      if (ms !== null) timer = setTimeout(() => finish(true), ms)
+      timer = setTimeout(() => finish(true), ms)
     })
   }
 
