@@ -14,6 +14,7 @@
  */
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Caches } from '@ethereumjs/statemanager'
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
 import type { Account, Address } from '@ethereumjs/util'
@@ -32,6 +33,11 @@ export class BlockStateManager extends MerkleStateManager {
   readonly #storage = new Map<string, Uint8Array | null>()
   /** Read-only states: a slot's decoded value by address and slot, at `#root`. */
   readonly #slots = new Map<string, Uint8Array>()
+  /**
+   * Storage tries by storage root and address. EthereumJS forgets its own on every revert, so each
+   * rolled-back call would build (and register debug loggers for) a new trie per contract it reads.
+   */
+  readonly #storageTries = new Map<string, MerklePatriciaTrie>()
 
   private constructor(base: MerkleStateManager, root: Uint8Array, caches: Caches | undefined) {
     const common = base.common.copy()
@@ -88,7 +94,7 @@ export class BlockStateManager extends MerkleStateManager {
     const memoKey = `${bytesToHex(account.storageRoot)}${bytesToHex(address.bytes)}${bytesToHex(key)}`
     let value = this.#storage.get(memoKey)
     if (value === undefined) {
-      value = await this._getStorageTrie(address, account).get(key)
+      value = await this.#storageTrie(address, account).get(key)
       remember(this.#storage, memoKey, value)
     }
     this._caches?.storage?.put(address, key, value ?? EMPTY_RLP)
@@ -106,6 +112,19 @@ export class BlockStateManager extends MerkleStateManager {
     if (storage === undefined || key.length !== 32 || value.length > 32) return super.putStorage(address, key, value)
     if (!(await this.getAccount(address))) return super.putStorage(address, key, value)
     storage.put(address, key, RLP.encode(unpadBytes(value)))
+  }
+
+  /** The account's storage trie at its storage root, kept across reverts. */
+  #storageTrie(address: Address, account: Account): MerklePatriciaTrie {
+    const trieKey = `${bytesToHex(account.storageRoot)}${bytesToHex(address.bytes)}`
+    let trie = this.#storageTries.get(trieKey)
+    // A trie something wrote to is at another root: EthereumJS's own is asked then.
+    if (trie === undefined || !equalsBytes(trie.root(), account.storageRoot)) {
+      trie = this._getStorageTrie(address, account)
+      if (!equalsBytes(trie.root(), account.storageRoot)) return trie
+      remember(this.#storageTries, trieKey, trie)
+    }
+    return trie
   }
 
   /** The account's RLP at the block's root (memoized), or as the trie holds it under any other root. */

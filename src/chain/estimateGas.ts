@@ -14,6 +14,12 @@
  *
  * Failures to pay intrinsic gas (or the calldata floor) count as "raise the gas", never as errors.
  *
+ * Steps 4 and 5 ask only "does the call succeed with this gas limit?". When the run at `hi`
+ * succeeded without doing anything whose course depends on the gas limit (no GAS, no call or
+ * creation, no balance read: `ExecutionOutcome.lowestGas`), the answer is "yes from `lowestGas`
+ * up, no below": the same search is made, each step answered by that comparison instead of an
+ * execution. The answer is the one the executions would give; an ERC-20 transfer runs once.
+ *
  * Answers are kept: a block's state never changes, so the same call at the same block (by hash)
  * with the same gas cap has the same answer, a success or one of geth's errors. A repeated call is
  * answered from the kept answer (concurrent ones share one estimation); blocks added later have
@@ -42,12 +48,19 @@ export class EstimateRevert extends Error {
 export interface EstimateOptions {
   /** The highest gas any execution may use (the service caps `gas` at 10x the block gas limit). */
   gasCap: bigint
+  /** false: execute every step of the search, even where the first run's trace decides it (for tests). Default true. */
+  decideFromTrace?: boolean
 }
 
 export interface EstimateResult {
   gas: bigint
-  /** How many times the call was executed (0 for a kept answer): a figure for benchmarks and tests. */
+  /**
+   * How many gas limits geth's search tried, i.e. how many executions geth makes for this call
+   * (0 for a kept answer): a figure for benchmarks and tests.
+   */
   executions: number
+  /** How many of those ran the EVM (the others were decided by the first run's trace); absent for a kept answer. */
+  evmRuns?: number
 }
 
 /** How many answers each chain keeps (the most recently asked). */
@@ -58,7 +71,7 @@ const answers = new WeakMap<Chain, Map<string, Promise<EstimateResult>>>()
 export function estimateGas(chain: Chain, record: BlockRecord, args: CallArgs, opts: EstimateOptions): Promise<EstimateResult> {
   let kept = answers.get(chain)
   if (!kept) answers.set(chain, (kept = new Map()))
-  const key = answerKey(record, args, opts.gasCap)
+  const key = answerKey(record, args, opts.gasCap, opts.decideFromTrace)
   const known = kept.get(key)
   if (known) {
     kept.delete(key)
@@ -77,7 +90,7 @@ export function estimateGas(chain: Chain, record: BlockRecord, args: CallArgs, o
 }
 
 /** The call as a key: the block's hash, the cap, every field in one order, addresses in lowercase. */
-function answerKey(record: BlockRecord, a: CallArgs, gasCap: bigint): string {
+function answerKey(record: BlockRecord, a: CallArgs, gasCap: bigint, decideFromTrace?: boolean): string {
   const fields = [
     record.hash,
     gasCap,
@@ -95,6 +108,8 @@ function answerKey(record: BlockRecord, a: CallArgs, gasCap: bigint): string {
     a.blobVersionedHashes?.map((h) => h.toLowerCase()),
     a.authorizationList?.map((x) => [x.chainId, x.address.toLowerCase(), x.nonce, x.yParity, x.r, x.s]),
     a.chainId,
+    // A search made in full is kept apart, so that tests can compare the two.
+    decideFromTrace === false ? 'searched' : undefined,
   ]
   return JSON.stringify(fields, jsonReplacer)
 }
@@ -105,10 +120,15 @@ async function estimate(chain: Chain, record: BlockRecord, args: CallArgs, opts:
   const session = await CallSession.open(chain, record, capped)
   const header = record.block.header
   let executions = 0
-  const run = async (gas: bigint): Promise<{ failed: boolean; outcome?: ExecutionOutcome }> => {
+  let evmRuns = 0
+  /** Set once the run at `hi` has shown the lowest gas limit that succeeds. */
+  let lowestGas: bigint | undefined
+  const run = async (gas: bigint, trace = false): Promise<{ failed: boolean; outcome?: ExecutionOutcome }> => {
     executions++
+    if (lowestGas !== undefined) return { failed: gas < lowestGas }
+    evmRuns++
     try {
-      const outcome = await session.execute(gas)
+      const outcome = await session.execute(gas, { trace })
       return { failed: outcome.failed, outcome }
     } catch (err) {
       if (err instanceof CallError && err.intrinsic) return { failed: true }
@@ -138,10 +158,10 @@ async function estimate(chain: Chain, record: BlockRecord, args: CallArgs, opts:
 
   if ((capped.data?.length ?? 0) === 0 && capped.to !== undefined && !(await session.targetHasCode())) {
     const transfer = await run(TX_GAS).catch(() => ({ failed: true }))
-    if (!transfer.failed) return { gas: TX_GAS, executions }
+    if (!transfer.failed) return { gas: TX_GAS, executions, evmRuns }
   }
 
-  const first = await run(hi)
+  const first = await run(hi, opts.decideFromTrace !== false)
   if (first.failed) {
     const outcome = first.outcome
     if (outcome && outcome.error !== 'out of gas') {
@@ -151,6 +171,7 @@ async function estimate(chain: Chain, record: BlockRecord, args: CallArgs, opts:
     throw new CallError(`gas required exceeds allowance (${hi})`)
   }
   const result = first.outcome!
+  lowestGas = result.lowestGas
   let lo = result.usedGas - 1n
 
   const optimistic = ((result.maxUsedGas + CALL_STIPEND) * 64n) / 63n
@@ -165,7 +186,7 @@ async function estimate(chain: Chain, record: BlockRecord, args: CallArgs, opts:
     if ((await run(mid)).failed) lo = mid
     else hi = mid
   }
-  return { gas: hi, executions }
+  return { gas: hi, executions, evmRuns }
 }
 
 function isOsakaAt(chain: Chain, record: BlockRecord): boolean {

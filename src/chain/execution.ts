@@ -11,7 +11,8 @@
  * on a shared VM take turns (one checkpoint at a time).
  */
 import { Block, createBlockHeader } from '@ethereumjs/block'
-import { createTx, TransactionType } from '@ethereumjs/tx'
+import type { Common } from '@ethereumjs/common'
+import { createTx, getCalldataFloorGas, paramsTx, TransactionType } from '@ethereumjs/tx'
 import type { TypedTransaction, TypedTxData } from '@ethereumjs/tx'
 import { createAddressFromString, createZeroAddress, toChecksumAddress } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
@@ -73,7 +74,37 @@ export interface ExecutionOutcome {
   usedGas: bigint
   /** Gas consumed before refunds (geth's MaxUsedGas). */
   maxUsedGas: bigint
+  /**
+   * Only for a traced execution that succeeded (`execute(gas, { trace: true })`) and did nothing
+   * whose course depends on the gas limit (see `GAS_DEPENDENT_OPCODES`): the lowest gas limit at
+   * which the same call succeeds. Every limit from it up to the one run succeeds with the same
+   * trace, and every lower one fails (intrinsic gas, the calldata floor, out of gas, or the
+   * EIP-2200 SSTORE sentry), so the estimator need not execute them.
+   */
+  lowestGas?: bigint
 }
+
+/**
+ * Opcodes whose course depends on the gas limit: GAS reads it; calls and creations forward 63/64 of
+ * the gas left (and the callee may run out where the caller does not); BALANCE, SELFBALANCE and
+ * EXTCODEHASH may read the sender, whose balance is less the gas bought (an empty account hashes
+ * to 0). EOF's EXTCALL, EXTDELEGATECALL and EXTSTATICCALL too. A trace without them runs the same
+ * at every gas limit it fits in.
+ */
+const GAS_DEPENDENT_OPCODES = [0x5a, 0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa, 0x31, 0x47, 0x3f, 0xf8, 0xf9, 0xfb]
+const SSTORE = 0x55
+
+/** EIPs under which gas is metered otherwise (state gas, stateless code chunks, access lists in blocks). */
+const UNDECIDED_EIPS = [6800, 7864, 7928, 8037, 8038]
+
+/** What a traced execution did that bears on other gas limits. */
+interface GasTrace {
+  gasDependent: boolean
+  /** The least gas left when an SSTORE began (the EIP-2200 sentry fails it at 2300 or less). */
+  minGasLeftAtSstore: bigint | undefined
+}
+
+type OpcodeEntry = { opHandler: (...a: unknown[]) => unknown; gasHandler?: (...a: unknown[]) => unknown }
 
 /** geth's names for the EVM's halts (core/vm/errors.go), keyed by EthereumJS's. */
 const GETH_HALT_NAMES: Record<string, string> = {
@@ -106,11 +137,58 @@ export class BlockCalls {
   readonly record: BlockRecord
   #zeroFeeBlock: Block | undefined
   #turn: Promise<unknown> = Promise.resolve()
+  /** The trace of the execution under way, when it is traced (executions take turns). */
+  trace: GasTrace | undefined
+  /** Whether a trace can decide other gas limits under this block's rules (see `lowestGas`). */
+  readonly traceDecides: boolean
+  /** The Common every call's transaction here shares (see `sharedTxCommon`). */
+  readonly txCommon: Common
 
   private constructor(vm: VM, state: BlockStateManager, record: BlockRecord) {
     this.vm = vm
     this.state = state
     this.record = record
+    const common = vm.common
+    this.txCommon = sharedTxCommon(common)
+    this.traceDecides = common.gteHardfork('istanbul') && !UNDECIDED_EIPS.some((eip) => common.isActivatedEIP(eip))
+    if (this.traceDecides) this.#watchOpcodes()
+  }
+
+  /**
+   * Wraps this VM's handlers of the gas-dependent opcodes and of SSTORE so that a traced execution
+   * notes them; an untraced one pays a property check per such opcode. The VM is this block's
+   * own, for calls only.
+   */
+  #watchOpcodes(): void {
+    // Element access: the opcode table is internal to the EVM; the interpreter looks handlers up in it.
+    const map = (this.vm.evm as unknown as { _opcodeMap: OpcodeEntry[] })._opcodeMap
+    const invalid = map[0xfe]
+    for (const op of GAS_DEPENDENT_OPCODES) {
+      const entry = map[op]
+      if (entry === undefined || entry === invalid) continue
+      const handler = entry.opHandler
+      map[op] = {
+        ...entry,
+        opHandler: (...a: unknown[]) => {
+          if (this.trace !== undefined) this.trace.gasDependent = true
+          return handler(...a)
+        },
+      }
+    }
+    const sstore = map[SSTORE]
+    const gasHandler = sstore?.gasHandler
+    if (sstore === undefined || gasHandler === undefined) return
+    map[SSTORE] = {
+      ...sstore,
+      gasHandler: (...a: unknown[]) => {
+        const trace = this.trace
+        if (trace !== undefined) {
+          const left = (a[0] as { interpreter: { getGasLeft(): bigint } }).interpreter.getGasLeft()
+          if (trace.minGasLeftAtSstore === undefined || left < trace.minGasLeftAtSstore) trace.minGasLeftAtSstore = left
+        }
+        return gasHandler(...a)
+      },
+    }
   }
 
   static async open(chain: Chain, record: BlockRecord): Promise<BlockCalls> {
@@ -227,14 +305,24 @@ export class CallSession {
     return (await this.#calls.state.blockAccount(createAddressFromString(this.args.to)))?.isContract() ?? false
   }
 
-  /** Runs the call with `gasLimit`; throws `CallError` for failures outside the EVM. */
-  execute(gasLimit: bigint): Promise<ExecutionOutcome> {
-    return this.#calls.inTurn(() => this.#execute(gasLimit))
+  /**
+   * Runs the call with `gasLimit`; throws `CallError` for failures outside the EVM. With `trace`,
+   * a success answers `lowestGas` when the trace decides it.
+   */
+  execute(gasLimit: bigint, opts: { trace?: boolean } = {}): Promise<ExecutionOutcome> {
+    return this.#calls.inTurn(() => this.#execute(gasLimit, opts.trace === true))
   }
 
-  async #execute(gasLimit: bigint): Promise<ExecutionOutcome> {
+  async #execute(gasLimit: bigint, traced: boolean): Promise<ExecutionOutcome> {
     const tx = this.#transaction(gasLimit)
     const vm = this.#vm
+    const calls = this.#calls
+    // Creations and EIP-7702 calls are left to the search: their setup has gas rules of its own.
+    const trace: GasTrace | undefined =
+      traced && calls.traceDecides && this.args.to !== undefined && this.args.authorizationList === undefined
+        ? { gasDependent: false, minGasLeftAtSstore: undefined }
+        : undefined
+    calls.trace = trace
     await vm.evm.journal.checkpoint()
     let failure: CallError | undefined
     try {
@@ -246,7 +334,7 @@ export class CallSession {
         skipHardForkValidation: true,
       })
       const halt = result.execResult.exceptionError?.error
-      return {
+      const outcome: ExecutionOutcome = {
         failed: halt !== undefined,
         error: halt === undefined ? undefined : this.#haltName(halt, result.execResult.runState?.opCode),
         reverted: halt === 'revert',
@@ -254,13 +342,35 @@ export class CallSession {
         usedGas: result.totalGasSpent,
         maxUsedGas: result.totalGasSpent + result.gasRefund,
       }
+      if (trace !== undefined && !trace.gasDependent && halt === undefined) {
+        outcome.lowestGas = this.#lowestGas(tx, gasLimit, result.execResult.executionGasUsed, trace)
+      }
+      return outcome
     } catch (err) {
       failure = this.#gethError(err, gasLimit)
     } finally {
+      calls.trace = undefined
       await vm.evm.journal.revert()
     }
     if (failure.message.startsWith('insufficient funds')) throw new CallError((await this.fundsShortfall(gasLimit)) ?? failure.message)
     throw failure
+  }
+
+  /**
+   * The lowest gas limit at which a gas-independent trace that succeeded with `gasLimit` succeeds:
+   * the intrinsic gas plus what the EVM used (it only ever adds up), the EIP-7623 calldata floor,
+   * and more than the 2300 sentry gas left at every SSTORE (gas left there is `gasLimit` less a
+   * fixed amount).
+   */
+  #lowestGas(tx: TypedTransaction, gasLimit: bigint, executionGasUsed: bigint, trace: GasTrace): bigint {
+    let lowest = tx.getIntrinsicGas() + executionGasUsed
+    const floor = getCalldataFloorGas(tx, this.from)
+    if (floor > lowest) lowest = floor
+    if (trace.minGasLeftAtSstore !== undefined) {
+      const sentry = gasLimit - trace.minGasLeftAtSstore + this.#vm.common.param('sstoreSentryEIP2200Gas') + 1n
+      if (sentry > lowest) lowest = sentry
+    }
+    return lowest
   }
 
   /** geth's wording of an EVM halt. EthereumJS adds the location to a bad jump and omits the opcode. */
@@ -336,7 +446,7 @@ export class CallSession {
     }
     let tx: TypedTransaction
     try {
-      tx = createTx(data as TypedTxData, { common: this.#vm.common, freeze: false })
+      tx = createTx(data as TypedTxData, { common: this.#calls.txCommon, freeze: false })
     } catch (err) {
       throw this.#gethError(err, gasLimit)
     }
@@ -367,6 +477,25 @@ export class CallSession {
     }
     return new CallError(message)
   }
+}
+
+/**
+ * A Common for the transactions of calls, shared by all of them. A transaction's constructor copies
+ * the Common it is given and adds the transaction parameters to the copy, which rebuilds the
+ * parameter cache: about 0.4 ms, as much as executing an ERC-20 transfer. This one has them
+ * already, and answers a copy with itself and the same parameters with nothing. Nothing changes a
+ * call transaction's Common: runTx runs calls with `skipHardForkValidation`, so it never sets
+ * the transaction's hardfork.
+ */
+function sharedTxCommon(common: Common): Common {
+  const shared = common.copy()
+  shared.updateParams(paramsTx)
+  const update = shared.updateParams.bind(shared)
+  shared.copy = () => shared
+  shared.updateParams = (params) => {
+    if (params !== paramsTx) update(params)
+  }
+  return shared
 }
 
 /**
