@@ -12,12 +12,12 @@ import type { GenesisState } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { MapDB } from '@ethereumjs/util'
-import { createVM } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import { createRequire } from 'node:module'
 import type { KZG } from 'micro-eth-signer/kzg.js'
 import { ecrecover } from '../encoding/ecrecover.ts'
 import { keccak256 } from '../encoding/keccak.ts'
+import { vmLibraries } from './vmLibraries.ts'
 
 const require = createRequire(import.meta.url)
 let kzg: KZG | undefined
@@ -79,28 +79,50 @@ export function genesisStateOf(genesis: GenesisFile): GenesisState {
 /** State entries as the trie database holds them: unprefixed hex key to bytes (or a string). */
 export type StateEntries = Map<string, string | Uint8Array>
 
-/** A fresh in-memory chain at a genesis: Common, blockchain, and a VM whose state holds the alloc. */
-export interface OpenChain {
+/** A fresh in-memory chain at a genesis: Common, blockchain, and a state that holds the alloc. */
+export interface OpenGenesis {
   common: Common
   blockchain: Blockchain
-  vm: VM
+  /** At the genesis state root. */
+  stateManager: MerkleStateManager
   genesisBlock: Block
-  /** The state database behind the VM's trie: every node of every state root written to it. */
+  /** The state database behind the state's trie: every node of every state root written to it. */
   stateEntries: StateEntries
+}
+
+/** An `OpenGenesis` with a VM over its blockchain and state, to execute blocks on it. */
+export interface OpenChain extends OpenGenesis {
+  vm: VM
+}
+
+/** `openGenesisState` plus a VM (which imports `@ethereumjs/vm`: see vmLibraries.ts). */
+export async function openGenesisChain(
+  genesis: GenesisFile,
+  name: string,
+  opts: { validateBlocks: boolean; stateEntries?: StateEntries; genesisStateRoot?: Uint8Array },
+): Promise<OpenChain> {
+  const open = await openGenesisState(genesis, name, opts)
+  return { ...open, vm: await vmOver(open) }
+}
+
+/** A VM executing on `open`'s state, reading BLOCKHASH from its blockchain. */
+export async function vmOver(open: OpenGenesis): Promise<VM> {
+  const { vm } = await vmLibraries()
+  return vm.createVM({ common: open.common, blockchain: open.blockchain, stateManager: open.stateManager })
 }
 
 /**
  * Opens a chain at `genesis`. Consensus is never checked (pre-Merge fixture blocks carry fake
  * proof-of-work seals, post-Merge headers none); `validateBlocks` makes `putBlock` check block data
  * too, which the builder wants and the loader does itself, with messages that name the field.
- * With `stateEntries` (a verified chain's saved state database) the VM's state starts from them
+ * With `stateEntries` (a verified chain's saved state database) the state starts from them
  * instead of from the alloc, and `genesisStateRoot` (the same chain's) spares computing the root.
  */
-export async function openGenesisChain(
+export async function openGenesisState(
   genesis: GenesisFile,
   name: string,
   opts: { validateBlocks: boolean; stateEntries?: StateEntries; genesisStateRoot?: Uint8Array },
-): Promise<OpenChain> {
+): Promise<OpenGenesis> {
   const common = commonFromGenesis(genesis, name)
   const genesisState = genesisStateOf(genesis)
   const blockchain = await createBlockchain({
@@ -114,7 +136,6 @@ export async function openGenesisChain(
   const stateEntries: StateEntries = opts.stateEntries ?? new Map()
   const trie = new MerklePatriciaTrie({ db: new MapDB(stateEntries), useKeyHashing: true, common })
   const stateManager = new MerkleStateManager({ common, trie })
-  const vm = await createVM({ common, blockchain, stateManager })
   await placeGenesis(blockchain, genesis)
   if (opts.stateEntries) {
     await stateManager.setStateRoot(blockchain.genesisBlock.header.stateRoot)
@@ -122,7 +143,7 @@ export async function openGenesisChain(
     // createBlockchain only computes the genesis state root; the VM's state must be seeded separately.
     await stateManager.generateCanonicalGenesis(genesisState)
   }
-  return { common, blockchain, vm, genesisBlock: blockchain.genesisBlock, stateEntries }
+  return { common, blockchain, stateManager, genesisBlock: blockchain.genesisBlock, stateEntries }
 }
 
 const ZERO_HASH = `0x${'00'.repeat(32)}`

@@ -16,17 +16,16 @@ import { createBlockFromBytesArray } from '@ethereumjs/block'
 import type { Block, BlockBytes } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToBigInt, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
-import { runBlock } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
-import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { Chain } from './chain.ts'
 import type { BlockRecord, ChainClock, MiningMode } from './chain.ts'
 import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
-import { openGenesisChain } from './genesis.ts'
+import { openGenesisState, vmOver } from './genesis.ts'
 import { cacheKey, DEFAULT_CACHE_DIR, readCache, writeCache } from './verifiedCache.ts'
 import type { CachedRecord } from './verifiedCache.ts'
 import type { GenesisFile } from './genesis.ts'
 import { recordFromExecution, recordOf } from './record.ts'
+import { loadedVmLibraries } from './vmLibraries.ts'
 
 export class FixtureError extends Error {
   override readonly name = 'FixtureError'
@@ -64,11 +63,12 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
   // does not is ignored, and the chain replayed.
   const cached = read && read.records.length === raws.length ? read : undefined
 
-  const { common, blockchain, vm, genesisBlock, stateEntries } = await openGenesisChain(genesis, name, {
+  const open = await openGenesisState(genesis, name, {
     validateBlocks: false,
     stateEntries: cached ? new Map(cached.entries) : undefined,
     genesisStateRoot: cached ? hexToBytes(cached.genesisStateRoot as `0x${string}`) : undefined,
   })
+  const { common, blockchain, stateManager, genesisBlock, stateEntries } = open
   const records: BlockRecord[] = [recordOf(genesisBlock, [], [])]
   if (cached) {
     // Verified by an earlier load of these very bytes: the records are read back, and each block
@@ -80,6 +80,8 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
       records.push(lazyRecord(raw, common, number, cached.records[i]!, name))
     }
   } else {
+    // Only a replay executes at load (a cached load never imports @ethereumjs/vm).
+    const vm = await vmOver(open)
     let parent = genesisBlock
     for (const raw of raws) {
       const block = decodeBlock(raw, common, name, parent)
@@ -103,7 +105,7 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
   return Chain.open({
     name,
     common,
-    stateManager: vm.stateManager as MerkleStateManager,
+    stateManager,
     records,
     safe,
     finalized,
@@ -207,7 +209,7 @@ async function replay(vm: VM, block: Block, parent: Block, name: string): Promis
   const where = `fixture ${name}: block ${block.header.number}`
   let result
   try {
-    result = await runBlock(vm, {
+    result = await loadedVmLibraries().vm.runBlock(vm, {
       block,
       root: parent.header.stateRoot,
       setHardfork: true,
