@@ -3,15 +3,14 @@
  * so a fixture is always read back with the same rules it was built with.
  */
 import { createBlock } from '@ethereumjs/block'
-import type { Block } from '@ethereumjs/block'
-import { createBlockchain, DBSaveLookups, DBSetBlockOrHeader, DBSetTD } from '@ethereumjs/blockchain'
+import type { Block, HeaderData } from '@ethereumjs/block'
 import type { Blockchain } from '@ethereumjs/blockchain'
 import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common'
 import type { Common, GethGenesis } from '@ethereumjs/common'
 import type { GenesisState } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { MerkleStateManager } from '@ethereumjs/statemanager'
-import { MapDB } from '@ethereumjs/util'
+import { concatBytes, KECCAK256_RLP, MapDB, SHA256_NULL } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { createRequire } from 'node:module'
 import type { KZG } from 'micro-eth-signer/kzg.js'
@@ -79,71 +78,88 @@ export function genesisStateOf(genesis: GenesisFile): GenesisState {
 /** State entries as the trie database holds them: unprefixed hex key to bytes (or a string). */
 export type StateEntries = Map<string, string | Uint8Array>
 
-/** A fresh in-memory chain at a genesis: Common, blockchain, and a state that holds the alloc. */
-export interface OpenGenesis {
+/** A fresh in-memory chain at a genesis: Common, blockchain, and a VM whose state holds the alloc. */
+export interface OpenChain {
   common: Common
   blockchain: Blockchain
-  /** At the genesis state root. */
+  vm: VM
+  /** The VM's state, at the genesis state root. */
   stateManager: MerkleStateManager
   genesisBlock: Block
-  /** The state database behind the state's trie: every node of every state root written to it. */
+  /** The state database behind the VM's trie: every node of every state root written to it. */
   stateEntries: StateEntries
 }
 
-/** An `OpenGenesis` with a VM over its blockchain and state, to execute blocks on it. */
-export interface OpenChain extends OpenGenesis {
-  vm: VM
-}
-
-/** `openGenesisState` plus a VM (which imports `@ethereumjs/vm`: see vmLibraries.ts). */
-export async function openGenesisChain(
-  genesis: GenesisFile,
-  name: string,
-  opts: { validateBlocks: boolean; stateEntries?: StateEntries; genesisStateRoot?: Uint8Array },
-): Promise<OpenChain> {
-  const open = await openGenesisState(genesis, name, opts)
-  return { ...open, vm: await vmOver(open) }
-}
-
-/** A VM executing on `open`'s state, reading BLOCKHASH from its blockchain. */
-export async function vmOver(open: OpenGenesis): Promise<VM> {
-  const { vm } = await vmLibraries()
-  return vm.createVM({ common: open.common, blockchain: open.blockchain, stateManager: open.stateManager })
+/**
+ * Opens a chain at `genesis`, its state built from the alloc. Consensus is never checked (pre-Merge
+ * fixture blocks carry fake proof-of-work seals, post-Merge headers none); `validateBlocks` makes
+ * `putBlock` check block data too, which the builder wants and the loader does itself, with
+ * messages that name the field. Imports `@ethereumjs/blockchain` and the VM (vmLibraries.ts): only
+ * what executes blocks opens a chain this way.
+ */
+export async function openGenesisChain(genesis: GenesisFile, name: string, opts: { validateBlocks: boolean }): Promise<OpenChain> {
+  const [{ createBlockchain, DBSaveLookups, DBSetBlockOrHeader, DBSetTD }, libs] = await Promise.all([import('@ethereumjs/blockchain'), vmLibraries()])
+  const common = commonFromGenesis(genesis, name)
+  const genesisState = genesisStateOf(genesis)
+  const blockchain = await createBlockchain({ common, genesisState, validateConsensus: false, validateBlocks: opts.validateBlocks })
+  const stateEntries: StateEntries = new Map()
+  const stateManager = stateOver(stateEntries, common)
+  const vm = await libs.vm.createVM({ common, blockchain, stateManager })
+  const placed = atHeight(blockchain.genesisBlock, genesis)
+  if (placed) {
+    // Stored under its own number (total difficulty, body, hash and number lookups), and made the
+    // genesis and the head: block N+1 then finds its parent by hash and number as usual.
+    const hash = placed.hash()
+    const number = placed.header.number
+    await blockchain.dbManager.batch([DBSetTD(placed.header.difficulty, number, hash), ...DBSetBlockOrHeader(placed), ...DBSaveLookups(hash, number)])
+    blockchain['_genesisBlock'] = placed
+    blockchain['_headHeaderHash'] = hash
+    blockchain['_headBlockHash'] = hash
+  }
+  // createBlockchain only computes the genesis state root; the VM's state must be seeded separately.
+  await stateManager.generateCanonicalGenesis(genesisState)
+  return { common, blockchain, vm, stateManager, genesisBlock: blockchain.genesisBlock, stateEntries }
 }
 
 /**
- * Opens a chain at `genesis`. Consensus is never checked (pre-Merge fixture blocks carry fake
- * proof-of-work seals, post-Merge headers none); `validateBlocks` makes `putBlock` check block data
- * too, which the builder wants and the loader does itself, with messages that name the field.
- * With `stateEntries` (a verified chain's saved state database) the state starts from them
- * instead of from the alloc, and `genesisStateRoot` (the same chain's) spares computing the root.
+ * A verified chain's genesis, read back: its state from the saved state database `stateEntries`
+ * and its block from the saved genesis state root, built as `openGenesisChain` builds it (as
+ * EthereumJS's blockchain makes a genesis block, then placed at its height) without a blockchain
+ * or a VM, and so without importing them.
  */
-export async function openGenesisState(
+export async function openVerifiedGenesis(
   genesis: GenesisFile,
   name: string,
-  opts: { validateBlocks: boolean; stateEntries?: StateEntries; genesisStateRoot?: Uint8Array },
-): Promise<OpenGenesis> {
+  saved: { stateEntries: StateEntries; genesisStateRoot: Uint8Array },
+): Promise<{ common: Common; stateManager: MerkleStateManager; genesisBlock: Block }> {
   const common = commonFromGenesis(genesis, name)
-  const genesisState = genesisStateOf(genesis)
-  const blockchain = await createBlockchain({
-    common,
-    genesisState,
-    // Given (the verified cache's), the alloc's trie is not built again to compute it.
-    ...(opts.genesisStateRoot ? { genesisStateRoot: opts.genesisStateRoot } : {}),
-    validateConsensus: false,
-    validateBlocks: opts.validateBlocks,
-  })
-  const stateEntries: StateEntries = opts.stateEntries ?? new Map()
-  const trie = new MerklePatriciaTrie({ db: new MapDB(stateEntries), useKeyHashing: true, common })
-  const stateManager = new MerkleStateManager({ common, trie })
-  await placeGenesis(blockchain, genesis)
-  if (opts.stateEntries) {
-    await stateManager.setStateRoot(blockchain.genesisBlock.header.stateRoot)
-  } else {
-    // createBlockchain only computes the genesis state root; the VM's state must be seeded separately.
-    await stateManager.generateCanonicalGenesis(genesisState)
+  const stateManager = stateOver(saved.stateEntries, common)
+  const genesisBlock = genesisBlockOf(common, saved.genesisStateRoot)
+  const block = atHeight(genesisBlock, genesis) ?? genesisBlock
+  await stateManager.setStateRoot(block.header.stateRoot)
+  return { common, stateManager, genesisBlock: block }
+}
+
+function stateOver(entries: StateEntries, common: Common): MerkleStateManager {
+  const trie = new MerklePatriciaTrie({ db: new MapDB(entries), useKeyHashing: true, common })
+  return new MerkleStateManager({ common, trie })
+}
+
+/** EthereumJS 10.1.3's `Blockchain.createGenesisBlock(stateRoot)`, which the blockchain makes at creation. */
+function genesisBlockOf(chainCommon: Common, stateRoot: Uint8Array): Block {
+  const common = chainCommon.copy()
+  common.setHardforkBy({ blockNumber: 0, timestamp: common.genesis().timestamp })
+  const header: HeaderData = {
+    ...common.genesis(),
+    number: 0,
+    stateRoot,
+    withdrawalsRoot: common.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
+    requestsHash: common.isActivatedEIP(7685) ? SHA256_NULL : undefined,
   }
-  return { common, blockchain, stateManager, genesisBlock: blockchain.genesisBlock, stateEntries }
+  if (common.consensusType() === 'poa') {
+    header.extraData = common.genesis().extraData ?? concatBytes(new Uint8Array(32), new Uint8Array(65))
+  }
+  return createBlock({ header, withdrawals: common.isActivatedEIP(4895) ? [] : undefined }, { common })
 }
 
 const ZERO_HASH = `0x${'00'.repeat(32)}`
@@ -152,20 +168,18 @@ const ZERO_HASH = `0x${'00'.repeat(32)}`
  * A genesis at a real height: geth's genesis `number`, `parentHash`, `gasUsed` and `blobGasUsed`
  * (a captured block's, or a source's `genesis.number`). EthereumJS always builds its genesis block
  * as number 0 with none of these, and refuses a supplied genesis block whose number is not 0. So
- * the block-0 genesis it made is replaced: the same header with the file's fields is stored under
- * its own number (total difficulty, body, hash and number lookups), and becomes the genesis and
- * the head. Block N+1 then finds its parent by hash and number as usual. A file without these
- * fields (every chain that starts at 0) is left exactly as EthereumJS builds it.
+ * the block-0 genesis it made is replaced by the same header with the file's fields. A file
+ * without these fields (every chain that starts at 0) gets undefined: the block stays as
+ * EthereumJS builds it.
  */
-async function placeGenesis(blockchain: Blockchain, genesis: GenesisFile): Promise<void> {
+function atHeight(base: Block, genesis: GenesisFile): Block | undefined {
   const number = quantity(genesis.number) ?? 0n
   const parentHash = typeof genesis.parentHash === 'string' ? genesis.parentHash : ZERO_HASH
   const gasUsed = quantity(genesis.gasUsed) ?? 0n
   const blobGasUsed = quantity(genesis.blobGasUsed)
-  if (number === 0n && parentHash.toLowerCase() === ZERO_HASH && gasUsed === 0n && !blobGasUsed) return
-  const base = blockchain.genesisBlock
+  if (number === 0n && parentHash.toLowerCase() === ZERO_HASH && gasUsed === 0n && !blobGasUsed) return undefined
   const fields = base.header.toJSON()
-  const block = createBlock(
+  return createBlock(
     {
       header: {
         ...fields,
@@ -178,11 +192,6 @@ async function placeGenesis(blockchain: Blockchain, genesis: GenesisFile): Promi
     },
     { common: base.common },
   )
-  const hash = block.hash()
-  await blockchain.dbManager.batch([DBSetTD(block.header.difficulty, number, hash), ...DBSetBlockOrHeader(block), ...DBSaveLookups(hash, number)])
-  blockchain['_genesisBlock'] = block
-  blockchain['_headHeaderHash'] = hash
-  blockchain['_headBlockHash'] = hash
 }
 
 /** A genesis quantity field: geth writes absent ones as `null`. */

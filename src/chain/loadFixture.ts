@@ -16,11 +16,13 @@ import { createBlockFromBytesArray } from '@ethereumjs/block'
 import type { Block, BlockBytes } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToBigInt, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
+import type { Common } from '@ethereumjs/common'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { VM } from '@ethereumjs/vm'
 import { Chain } from './chain.ts'
 import type { BlockRecord, ChainClock, MiningMode } from './chain.ts'
 import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
-import { openGenesisState, vmOver } from './genesis.ts'
+import { openGenesisChain, openVerifiedGenesis } from './genesis.ts'
 import { cacheKey, DEFAULT_CACHE_DIR, readCache, writeCache } from './verifiedCache.ts'
 import type { CachedRecord } from './verifiedCache.ts'
 import type { GenesisFile } from './genesis.ts'
@@ -63,14 +65,18 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
   // does not is ignored, and the chain replayed.
   const cached = read && read.records.length === raws.length ? read : undefined
 
-  const open = await openGenesisState(genesis, name, {
-    validateBlocks: false,
-    stateEntries: cached ? new Map(cached.entries) : undefined,
-    genesisStateRoot: cached ? hexToBytes(cached.genesisStateRoot as `0x${string}`) : undefined,
-  })
-  const { common, blockchain, stateManager, genesisBlock, stateEntries } = open
-  const records: BlockRecord[] = [recordOf(genesisBlock, [], [])]
+  let common: Common
+  let stateManager: MerkleStateManager
+  let records: BlockRecord[]
   if (cached) {
+    // No blockchain and no VM: a cached load executes nothing (see vmLibraries.ts).
+    const open = await openVerifiedGenesis(genesis, name, {
+      stateEntries: new Map(cached.entries),
+      genesisStateRoot: hexToBytes(cached.genesisStateRoot as `0x${string}`),
+    })
+    ;({ common, stateManager } = open)
+    const { genesisBlock } = open
+    records = [recordOf(genesisBlock, [], [])]
     // Verified by an earlier load of these very bytes: the records are read back, and each block
     // is decoded into an EthereumJS Block only when something first asks for it (decoding builds a
     // Common per transaction: most of a cached load's time, for blocks most runs never read).
@@ -80,8 +86,10 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
       records.push(lazyRecord(raw, common, number, cached.records[i]!, name))
     }
   } else {
-    // Only a replay executes at load (a cached load never imports @ethereumjs/vm).
-    const vm = await vmOver(open)
+    const open = await openGenesisChain(genesis, name, { validateBlocks: false })
+    ;({ common, stateManager } = open)
+    const { blockchain, vm, genesisBlock, stateEntries } = open
+    records = [recordOf(genesisBlock, [], [])]
     let parent = genesisBlock
     for (const raw of raws) {
       const block = decodeBlock(raw, common, name, parent)
