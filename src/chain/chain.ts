@@ -17,14 +17,14 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { bytesToHex, createAddressFromString, toChecksumAddress } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { keccak256 } from '../encoding/keccak.ts'
-import { BlockStateManager } from './blockState.ts'
+import type { BlockStateManager } from './blockState.ts'
 import { BlockStore } from './blockStore.ts'
 import { childHeaderFields, MiningError, mineChild } from './mining.ts'
 import { decodeRawTransaction } from './rawTransaction.ts'
 import type { ReceiptJson, TransactionJson } from './render.ts'
 import { checkSubmission, poolTransaction, selectExecutable, TxRejectedError, validateTransaction, validateWithState } from './txPool.ts'
 import type { PoolTransaction } from './txPool.ts'
-import { vmLibraries } from './vmLibraries.ts'
+import { stateLibraries, vmLibraries } from './vmLibraries.ts'
 
 /** One block and everything read from it, rendered once when the block is loaded or mined. */
 export interface BlockRecord {
@@ -92,8 +92,11 @@ const READ_STATES_KEPT = 16
 export interface ChainOptions {
   name: string
   common: Common
-  /** The state: its trie database holds every record's state root, and it is at the head's. */
-  stateManager: MerkleStateManager
+  /**
+   * Makes the chain's state (called once, on first need): its trie database holds every record's
+   * state root. The chain moves it to the head's.
+   */
+  state: () => Promise<MerkleStateManager>
   store: BlockStore
   safe: bigint
   finalized: bigint
@@ -106,8 +109,6 @@ export interface ChainOptions {
 export class Chain {
   readonly name: string
   readonly common: Common
-  /** The head's state (mining moves it); its trie database keeps every block's state root. */
-  readonly stateManager: MerkleStateManager
   /** The blocks; also the blockchain the VM reads BLOCKHASH from. */
   readonly blockchain: BlockStore
   readonly chainId: bigint
@@ -127,11 +128,13 @@ export class Chain {
   /** The tail of the queue that serializes sends, mining, restores and forks. */
   #queue: Promise<unknown> = Promise.resolve()
   #vm: Promise<VM> | undefined
+  readonly #makeState: () => Promise<MerkleStateManager>
+  #state: Promise<MerkleStateManager> | undefined
 
   constructor(opts: ChainOptions) {
     this.name = opts.name
     this.common = opts.common
-    this.stateManager = opts.stateManager
+    this.#makeState = opts.state
     this.blockchain = opts.store
     this.chainId = opts.common.chainId()
     this.verifiedBy = opts.verifiedBy ?? 'replay'
@@ -144,13 +147,29 @@ export class Chain {
   }
 
   /**
-   * A chain over `records` whose state is in `stateManager` (its trie database holding every
-   * record's state root). Its VM is made on first use (`getVm()`).
+   * A chain over `records` whose state `state()` makes (its trie database holding every record's
+   * state root). Its state and its VM are made on first use (`getState()`, `getVm()`).
    */
-  static async open(opts: Omit<ChainOptions, 'store'> & { records: readonly BlockRecord[] }): Promise<Chain> {
-    const store = new BlockStore(opts.records)
-    await opts.stateManager.setStateRoot(store.last.block.header.stateRoot)
-    return new Chain({ ...opts, store })
+  static open(opts: Omit<ChainOptions, 'store'> & { records: readonly BlockRecord[] }): Chain {
+    return new Chain({ ...opts, store: new BlockStore(opts.records) })
+  }
+
+  /**
+   * The head's state (mining moves it; its trie database keeps every block's state root): made on
+   * the first call, at the head's state root, the same one after.
+   */
+  getState(): Promise<MerkleStateManager> {
+    if (!this.#state) {
+      const state = this.#makeState().then(async (made) => {
+        await made.setStateRoot(this.head.block.header.stateRoot)
+        return made
+      })
+      this.#state = state
+      state.catch(() => {
+        if (this.#state === state) this.#state = undefined
+      })
+    }
+    return this.#state
   }
 
   /**
@@ -159,8 +178,8 @@ export class Chain {
    */
   getVm(): Promise<VM> {
     if (!this.#vm) {
-      const vm = vmLibraries().then(async ({ vm: lib }) => {
-        const made = await lib.createVM({ common: this.common, stateManager: this.stateManager, blockchain: this.blockchain })
+      const vm = Promise.all([vmLibraries(), this.getState()]).then(async ([{ vm: lib }, stateManager]) => {
+        const made = await lib.createVM({ common: this.common, stateManager, blockchain: this.blockchain })
         // The VM added its parameters (and the EVM's) to the Common's table, which its copies share,
         // but a copy caches the parameters of its fork: the ones made before are rebuilt.
         for (const common of this.#commons.values()) common.updateParams({})
@@ -240,7 +259,12 @@ export class Chain {
       // Most recently used last, so the oldest is first to go.
       this.#states.delete(record)
     } else {
-      state = BlockStateManager.at(this.stateManager, record.block.header.stateRoot)
+      const root = record.block.header.stateRoot
+      state = Promise.all([this.getState(), stateLibraries()]).then(([sm, { blockState }]) => blockState.BlockStateManager.at(sm, root))
+      // A failed one is not kept.
+      state.catch(() => {
+        if (this.#states.get(record) === state) this.#states.delete(record)
+      })
       if (this.#states.size >= READ_STATES_KEPT) this.#states.delete(this.#states.keys().next().value!)
     }
     this.#states.set(record, state)
@@ -364,7 +388,7 @@ export class Chain {
       this.#finalized = s.finalized
       this.#pool = [...s.pool]
       this.#mode = s.mode
-      await this.stateManager.setStateRoot(this.head.block.header.stateRoot)
+      await (await this.getState()).setStateRoot(this.head.block.header.stateRoot)
     })
   }
 
@@ -377,12 +401,13 @@ export class Chain {
     return this.#exclusive(async () => {
       const common = this.common.copy()
       const store = this.blockchain.copy()
-      const stateManager = this.stateManager.shallowCopy(false)
-      await stateManager.setStateRoot(this.head.block.header.stateRoot)
+      // Its root is set to the fork's head when the fork first uses it.
+      const copy = (await this.getState()).shallowCopy(false)
+      const state = () => Promise.resolve(copy)
       const forked = new Chain({
         name,
         common,
-        stateManager,
+        state,
         store,
         safe: this.#safe,
         finalized: this.#finalized,
@@ -411,6 +436,9 @@ export class Chain {
     if (!common) {
       common = this.common.copy()
       common.setHardfork(hardfork)
+      // Copies share the parameter table, which blocks, transactions and the VM add to (the VM
+      // once made: see getVm), but each caches its fork's parameters: this one from the table now.
+      common.updateParams({})
       this.#commons.set(hardfork, common)
     }
     return common
@@ -482,7 +510,7 @@ export class Chain {
       chosen = kept
       this.#pool = this.#pool.filter((p) => !failed.has(p.hash))
       if (chosen.length === 0 && !always) {
-        await this.stateManager.setStateRoot(parent.block.header.stateRoot)
+        await (await this.getState()).setStateRoot(parent.block.header.stateRoot)
         return failed
       }
       record = await mineChild(vm, parent, common, fields, chosen)

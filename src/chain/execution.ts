@@ -16,12 +16,11 @@ import { createTx, getCalldataFloorGas, paramsTx, TransactionType } from '@ether
 import type { TypedTransaction, TypedTxData } from '@ethereumjs/tx'
 import { createAddressFromString, createZeroAddress, toChecksumAddress } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
-import { Caches } from '@ethereumjs/statemanager'
 import type { VM } from '@ethereumjs/vm'
-import { BlockStateManager } from './blockState.ts'
+import type { BlockStateManager } from './blockState.ts'
 import type { BlockRecord, Chain } from './chain.ts'
 import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
-import { loadedVmLibraries, vmLibraries } from './vmLibraries.ts'
+import { loadedVmLibraries, stateLibraries, vmLibraries } from './vmLibraries.ts'
 
 /** A call as eth_call / eth_estimateGas receive it (geth's `TransactionArgs`), already parsed. */
 export interface CallArgs {
@@ -192,10 +191,10 @@ export class BlockCalls {
   static async open(chain: Chain, record: BlockRecord): Promise<BlockCalls> {
     const header = record.block.header
     // The first call imports @ethereumjs/vm and @ethereumjs/evm (not at start: see vmLibraries.ts).
-    const { vm: vmLib, evm: evmLib } = await vmLibraries()
+    const [{ vm: vmLib, evm: evmLib }, { statemanager, blockState }, chainState] = await Promise.all([vmLibraries(), stateLibraries(), chain.getState()])
     const common = chain.common.copy()
     common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp })
-    const state = await BlockStateManager.at(chain.stateManager, header.stateRoot, { caches: new Caches() })
+    const state = await blockState.BlockStateManager.at(chainState, header.stateRoot, { caches: new statemanager.Caches() })
     const evm = await evmLib.createEVM({ common, stateManager: state, blockchain: chain.blockchain })
     const vm = await vmLib.createVM({ common, stateManager: state, blockchain: chain.blockchain, evm })
     return new BlockCalls(vm, state, record)

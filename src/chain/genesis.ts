@@ -9,14 +9,14 @@ import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/
 import type { Common, GethGenesis } from '@ethereumjs/common'
 import type { GenesisState } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
-import { MerkleStateManager } from '@ethereumjs/statemanager'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { concatBytes, KECCAK256_RLP, MapDB, SHA256_NULL } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { createRequire } from 'node:module'
 import type { KZG } from 'micro-eth-signer/kzg.js'
 import { ecrecover } from '../encoding/ecrecover.ts'
 import { keccak256 } from '../encoding/keccak.ts'
-import { vmLibraries } from './vmLibraries.ts'
+import { merkleState, vmLibraries } from './vmLibraries.ts'
 
 const require = createRequire(import.meta.url)
 let kzg: KZG | undefined
@@ -103,7 +103,7 @@ export async function openGenesisChain(genesis: GenesisFile, name: string, opts:
   const genesisState = genesisStateOf(genesis)
   const blockchain = await createBlockchain({ common, genesisState, validateConsensus: false, validateBlocks: opts.validateBlocks })
   const stateEntries: StateEntries = new Map()
-  const stateManager = stateOver(stateEntries, common)
+  const stateManager = await stateOver(stateEntries, common)
   const vm = await libs.vm.createVM({ common, blockchain, stateManager })
   const placed = atHeight(blockchain.genesisBlock, genesis)
   if (placed) {
@@ -122,27 +122,20 @@ export async function openGenesisChain(genesis: GenesisFile, name: string, opts:
 }
 
 /**
- * A verified chain's genesis, read back: its state from the saved state database `stateEntries`
- * and its block from the saved genesis state root, built as `openGenesisChain` builds it (as
- * EthereumJS's blockchain makes a genesis block, then placed at its height) without a blockchain
- * or a VM, and so without importing them.
+ * A verified chain's genesis, read back: its block from the saved genesis state root, built as
+ * `openGenesisChain` builds it (as EthereumJS's blockchain makes a genesis block, then placed at
+ * its height) without a blockchain or a VM, and so without importing them. Its state is the saved
+ * state database: `stateOver(entries, common)` when something first reads it.
  */
-export async function openVerifiedGenesis(
-  genesis: GenesisFile,
-  name: string,
-  saved: { stateEntries: StateEntries; genesisStateRoot: Uint8Array },
-): Promise<{ common: Common; stateManager: MerkleStateManager; genesisBlock: Block }> {
+export function openVerifiedGenesis(genesis: GenesisFile, name: string, saved: { genesisStateRoot: Uint8Array }): { common: Common; genesisBlock: Block } {
   const common = commonFromGenesis(genesis, name)
-  const stateManager = stateOver(saved.stateEntries, common)
   const genesisBlock = genesisBlockOf(common, saved.genesisStateRoot)
-  const block = atHeight(genesisBlock, genesis) ?? genesisBlock
-  await stateManager.setStateRoot(block.header.stateRoot)
-  return { common, stateManager, genesisBlock: block }
+  return { common, genesisBlock: atHeight(genesisBlock, genesis) ?? genesisBlock }
 }
 
-function stateOver(entries: StateEntries, common: Common): MerkleStateManager {
-  const trie = new MerklePatriciaTrie({ db: new MapDB(entries), useKeyHashing: true, common })
-  return new MerkleStateManager({ common, trie })
+/** A state manager over a state database (its root to be set by the caller). */
+export function stateOver(entries: StateEntries, common: Common): Promise<MerkleStateManager> {
+  return merkleState(common, new MerklePatriciaTrie({ db: new MapDB(entries), useKeyHashing: true, common }))
 }
 
 /** EthereumJS 10.1.3's `Blockchain.createGenesisBlock(stateRoot)`, which the blockchain makes at creation. */

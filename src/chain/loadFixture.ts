@@ -22,7 +22,7 @@ import type { VM } from '@ethereumjs/vm'
 import { Chain } from './chain.ts'
 import type { BlockRecord, ChainClock, MiningMode } from './chain.ts'
 import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
-import { openGenesisChain, openVerifiedGenesis } from './genesis.ts'
+import { openGenesisChain, openVerifiedGenesis, stateOver } from './genesis.ts'
 import { cacheKey, DEFAULT_CACHE_DIR, readCache, writeCache } from './verifiedCache.ts'
 import type { CachedRecord } from './verifiedCache.ts'
 import type { GenesisFile } from './genesis.ts'
@@ -66,16 +66,15 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
   const cached = read && read.records.length === raws.length ? read : undefined
 
   let common: Common
-  let stateManager: MerkleStateManager
+  let state: () => Promise<MerkleStateManager>
   let records: BlockRecord[]
   if (cached) {
     // No blockchain and no VM: a cached load executes nothing (see vmLibraries.ts).
-    const open = await openVerifiedGenesis(genesis, name, {
-      stateEntries: new Map(cached.entries),
-      genesisStateRoot: hexToBytes(cached.genesisStateRoot as `0x${string}`),
-    })
-    ;({ common, stateManager } = open)
-    const { genesisBlock } = open
+    // Nor a state manager until something reads state.
+    const { genesisBlock, ...open } = openVerifiedGenesis(genesis, name, { genesisStateRoot: hexToBytes(cached.genesisStateRoot as `0x${string}`) })
+    common = open.common
+    const entries = cached.entries
+    state = () => stateOver(new Map(entries), open.common)
     records = [recordOf(genesisBlock, [], [])]
     // Verified by an earlier load of these very bytes: the records are read back, and each block
     // is decoded into an EthereumJS Block only when something first asks for it (decoding builds a
@@ -87,8 +86,9 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
     }
   } else {
     const open = await openGenesisChain(genesis, name, { validateBlocks: false })
-    ;({ common, stateManager } = open)
-    const { blockchain, vm, genesisBlock, stateEntries } = open
+    common = open.common
+    const { blockchain, vm, genesisBlock, stateEntries, stateManager } = open
+    state = () => Promise.resolve(stateManager)
     records = [recordOf(genesisBlock, [], [])]
     let parent = genesisBlock
     for (const raw of raws) {
@@ -113,7 +113,7 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
   return Chain.open({
     name,
     common,
-    stateManager,
+    state,
     records,
     safe,
     finalized,
