@@ -1,8 +1,10 @@
 /**
  * A chain held in memory: every block with what a node keeps of it (senders, receipts, gas used,
  * effective gas prices, contract addresses, block-wide log indexes) already rendered in the
- * execution-apis wire shapes, plus a VM whose trie keeps every block's state root, so any
- * historical state can be read. Reads never re-execute anything.
+ * execution-apis wire shapes, plus a state database (trie) that keeps every block's state root, so
+ * any historical state can be read. Reads never re-execute anything. The chain's VM, which mining
+ * needs, is made on first use (`getVm()`): a chain that only answers reads never loads
+ * `@ethereumjs/vm` and `@ethereumjs/evm`.
  *
  * The chain also grows: eth_sendRawTransaction's transactions pass geth's pool rules (txPool.ts)
  * and are mined into new blocks on the head (mining.ts), at once (`auto`) or when `mine()` is
@@ -13,16 +15,16 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { bytesToHex, createAddressFromString, toChecksumAddress } from '@ethereumjs/util'
-import { createVM } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
 import { keccak256 } from '../encoding/keccak.ts'
-import { BlockStateManager } from './blockState.ts'
+import type { BlockStateManager } from './blockState.ts'
 import { BlockStore } from './blockStore.ts'
 import { childHeaderFields, MiningError, mineChild } from './mining.ts'
 import { decodeRawTransaction } from './rawTransaction.ts'
 import type { ReceiptJson, TransactionJson } from './render.ts'
 import { checkSubmission, poolTransaction, selectExecutable, TxRejectedError, validateTransaction, validateWithState } from './txPool.ts'
 import type { PoolTransaction } from './txPool.ts'
+import { stateLibraries, vmLibraries } from './vmLibraries.ts'
 
 /** One block and everything read from it, rendered once when the block is loaded or mined. */
 export interface BlockRecord {
@@ -90,8 +92,11 @@ const READ_STATES_KEPT = 16
 export interface ChainOptions {
   name: string
   common: Common
-  /** The VM; its blockchain must be `store` (see `Chain.open`). */
-  vm: VM
+  /**
+   * Makes the chain's state (called once, on first need): its trie database holds every record's
+   * state root. The chain moves it to the head's.
+   */
+  state: () => Promise<MerkleStateManager>
   store: BlockStore
   safe: bigint
   finalized: bigint
@@ -104,7 +109,6 @@ export interface ChainOptions {
 export class Chain {
   readonly name: string
   readonly common: Common
-  readonly vm: VM
   /** The blocks; also the blockchain the VM reads BLOCKHASH from. */
   readonly blockchain: BlockStore
   readonly chainId: bigint
@@ -123,11 +127,14 @@ export class Chain {
   readonly #commons = new Map<string, Common>()
   /** The tail of the queue that serializes sends, mining, restores and forks. */
   #queue: Promise<unknown> = Promise.resolve()
+  #vm: Promise<VM> | undefined
+  readonly #makeState: () => Promise<MerkleStateManager>
+  #state: Promise<MerkleStateManager> | undefined
 
   constructor(opts: ChainOptions) {
     this.name = opts.name
     this.common = opts.common
-    this.vm = opts.vm
+    this.#makeState = opts.state
     this.blockchain = opts.store
     this.chainId = opts.common.chainId()
     this.verifiedBy = opts.verifiedBy ?? 'replay'
@@ -140,14 +147,50 @@ export class Chain {
   }
 
   /**
-   * A chain over `records` whose state is in `stateManager` (its trie database holding every
-   * record's state root). Builds the chain's own VM, reading BLOCKHASH from the records.
+   * A chain over `records` whose state `state()` makes (its trie database holding every record's
+   * state root). Its state and its VM are made on first use (`getState()`, `getVm()`).
    */
-  static async open(opts: Omit<ChainOptions, 'vm' | 'store'> & { stateManager: MerkleStateManager; records: readonly BlockRecord[] }): Promise<Chain> {
-    const store = new BlockStore(opts.records)
-    await opts.stateManager.setStateRoot(store.last.block.header.stateRoot)
-    const vm = await createVM({ common: opts.common, stateManager: opts.stateManager, blockchain: store })
-    return new Chain({ ...opts, vm, store })
+  static open(opts: Omit<ChainOptions, 'store'> & { records: readonly BlockRecord[] }): Chain {
+    return new Chain({ ...opts, store: new BlockStore(opts.records) })
+  }
+
+  /**
+   * The head's state (mining moves it; its trie database keeps every block's state root): made on
+   * the first call, at the head's state root, the same one after.
+   */
+  getState(): Promise<MerkleStateManager> {
+    if (!this.#state) {
+      const state = this.#makeState().then(async (made) => {
+        await made.setStateRoot(this.head.block.header.stateRoot)
+        return made
+      })
+      this.#state = state
+      state.catch(() => {
+        if (this.#state === state) this.#state = undefined
+      })
+    }
+    return this.#state
+  }
+
+  /**
+   * The chain's VM, over its state and reading BLOCKHASH from its blocks: made (and
+   * `@ethereumjs/vm` imported) on the first call, the same one after. Its Common is the chain's.
+   */
+  getVm(): Promise<VM> {
+    if (!this.#vm) {
+      const vm = Promise.all([vmLibraries(), this.getState()]).then(async ([{ vm: lib }, stateManager]) => {
+        const made = await lib.createVM({ common: this.common, stateManager, blockchain: this.blockchain })
+        // The VM added its parameters (and the EVM's) to the Common's table, which its copies share,
+        // but a copy caches the parameters of its fork: the ones made before are rebuilt.
+        for (const common of this.#commons.values()) common.updateParams({})
+        return made
+      })
+      this.#vm = vm
+      vm.catch(() => {
+        if (this.#vm === vm) this.#vm = undefined
+      })
+    }
+    return this.#vm
   }
 
   get genesis(): BlockRecord {
@@ -216,7 +259,12 @@ export class Chain {
       // Most recently used last, so the oldest is first to go.
       this.#states.delete(record)
     } else {
-      state = BlockStateManager.at(this.vm.stateManager as MerkleStateManager, record.block.header.stateRoot)
+      const root = record.block.header.stateRoot
+      state = Promise.all([this.getState(), stateLibraries()]).then(([sm, { blockState }]) => blockState.BlockStateManager.at(sm, root))
+      // A failed one is not kept.
+      state.catch(() => {
+        if (this.#states.get(record) === state) this.#states.delete(record)
+      })
       if (this.#states.size >= READ_STATES_KEPT) this.#states.delete(this.#states.keys().next().value!)
     }
     this.#states.set(record, state)
@@ -340,7 +388,7 @@ export class Chain {
       this.#finalized = s.finalized
       this.#pool = [...s.pool]
       this.#mode = s.mode
-      await this.vm.stateManager.setStateRoot(this.head.block.header.stateRoot)
+      await (await this.getState()).setStateRoot(this.head.block.header.stateRoot)
     })
   }
 
@@ -353,13 +401,13 @@ export class Chain {
     return this.#exclusive(async () => {
       const common = this.common.copy()
       const store = this.blockchain.copy()
-      const stateManager = (this.vm.stateManager as MerkleStateManager).shallowCopy(false)
-      await stateManager.setStateRoot(this.head.block.header.stateRoot)
-      const vm = await createVM({ common, stateManager, blockchain: store })
+      // Its root is set to the fork's head when the fork first uses it.
+      const copy = (await this.getState()).shallowCopy(false)
+      const state = () => Promise.resolve(copy)
       const forked = new Chain({
         name,
         common,
-        vm,
+        state,
         store,
         safe: this.#safe,
         finalized: this.#finalized,
@@ -388,6 +436,9 @@ export class Chain {
     if (!common) {
       common = this.common.copy()
       common.setHardfork(hardfork)
+      // Copies share the parameter table, which blocks, transactions and the VM add to (the VM
+      // once made: see getVm), but each caches its fork's parameters: this one from the table now.
+      common.updateParams({})
       this.#commons.set(hardfork, common)
     }
     return common
@@ -424,6 +475,8 @@ export class Chain {
    * and the block is made of the others. Returns the refused ones' reasons by hash.
    */
   async #mineExecutable(always: boolean): Promise<Map<string, string>> {
+    // First: the block's Common must have the VM's parameters (see getVm).
+    const vm = await this.getVm()
     const parent = this.head
     const timestamp = this.#nextTimestamp()
     const common = this.#commonAt(parent.number + 1n, timestamp)
@@ -436,7 +489,7 @@ export class Chain {
     if (chosen.length === 0 && !always) return failed
     let record: BlockRecord
     try {
-      record = await mineChild(this.vm, parent, common, fields, chosen)
+      record = await mineChild(vm, parent, common, fields, chosen)
     } catch (err) {
       if (!(err instanceof MiningError)) throw err
       // Find the transactions EthereumJS refuses, one prefix at a time (rare: the pool's checks come first).
@@ -446,7 +499,7 @@ export class Chain {
         // A sender's later transactions wait behind the refused one (their nonces now have a gap).
         if (refusedSenders.has(p.from)) continue
         try {
-          await mineChild(this.vm, parent, common, fields, [...kept, p])
+          await mineChild(vm, parent, common, fields, [...kept, p])
           kept.push(p)
         } catch (e) {
           if (!(e instanceof MiningError)) throw e
@@ -457,10 +510,10 @@ export class Chain {
       chosen = kept
       this.#pool = this.#pool.filter((p) => !failed.has(p.hash))
       if (chosen.length === 0 && !always) {
-        await this.vm.stateManager.setStateRoot(parent.block.header.stateRoot)
+        await (await this.getState()).setStateRoot(parent.block.header.stateRoot)
         return failed
       }
-      record = await mineChild(this.vm, parent, common, fields, chosen)
+      record = await mineChild(vm, parent, common, fields, chosen)
     }
     this.#append(record)
     const included = new Set(chosen)

@@ -16,14 +16,11 @@ import { createTx, getCalldataFloorGas, paramsTx, TransactionType } from '@ether
 import type { TypedTransaction, TypedTxData } from '@ethereumjs/tx'
 import { createAddressFromString, createZeroAddress, toChecksumAddress } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
-import { createEVM, getOpcodesForHF } from '@ethereumjs/evm'
-import { Caches } from '@ethereumjs/statemanager'
-import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import { createVM, runTx } from '@ethereumjs/vm'
 import type { VM } from '@ethereumjs/vm'
-import { BlockStateManager } from './blockState.ts'
+import type { BlockStateManager } from './blockState.ts'
 import type { BlockRecord, Chain } from './chain.ts'
 import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
+import { loadedVmLibraries, stateLibraries, vmLibraries } from './vmLibraries.ts'
 
 /** A call as eth_call / eth_estimateGas receive it (geth's `TransactionArgs`), already parsed. */
 export interface CallArgs {
@@ -193,11 +190,13 @@ export class BlockCalls {
 
   static async open(chain: Chain, record: BlockRecord): Promise<BlockCalls> {
     const header = record.block.header
-    const common = chain.vm.common.copy()
+    // The first call imports @ethereumjs/vm and @ethereumjs/evm (not at start: see vmLibraries.ts).
+    const [{ vm: vmLib, evm: evmLib }, { statemanager, blockState }, chainState] = await Promise.all([vmLibraries(), stateLibraries(), chain.getState()])
+    const common = chain.common.copy()
     common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp })
-    const state = await BlockStateManager.at(chain.vm.stateManager as MerkleStateManager, header.stateRoot, { caches: new Caches() })
-    const evm = await createEVM({ common, stateManager: state, blockchain: chain.blockchain })
-    const vm = await createVM({ common, stateManager: state, blockchain: chain.blockchain, evm })
+    const state = await blockState.BlockStateManager.at(chainState, header.stateRoot, { caches: new statemanager.Caches() })
+    const evm = await evmLib.createEVM({ common, stateManager: state, blockchain: chain.blockchain })
+    const vm = await vmLib.createVM({ common, stateManager: state, blockchain: chain.blockchain, evm })
     return new BlockCalls(vm, state, record)
   }
 
@@ -326,7 +325,7 @@ export class CallSession {
     await vm.evm.journal.checkpoint()
     let failure: CallError | undefined
     try {
-      const result = await runTx(vm, {
+      const result = await loadedVmLibraries().vm.runTx(vm, {
         tx,
         block: this.#block,
         skipNonce: true,
@@ -512,7 +511,7 @@ function withZeroBaseFee(block: Block, vm: VM): Block {
 /** geth's name of the halting opcode (`core/vm/opcodes.go`): `INVALID`, or `opcode 0xc not defined`. */
 function opcodeName(vm: VM, opcode: number | undefined): string {
   if (opcode === undefined) return 'INVALID'
-  const known = getOpcodesForHF(vm.common).opcodes.get(opcode)
+  const known = loadedVmLibraries().evm.getOpcodesForHF(vm.common).opcodes.get(opcode)
   return known ? known.name : `opcode 0x${opcode.toString(16)} not defined`
 }
 

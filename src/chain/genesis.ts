@@ -3,21 +3,20 @@
  * so a fixture is always read back with the same rules it was built with.
  */
 import { createBlock } from '@ethereumjs/block'
-import type { Block } from '@ethereumjs/block'
-import { createBlockchain, DBSaveLookups, DBSetBlockOrHeader, DBSetTD } from '@ethereumjs/blockchain'
+import type { Block, HeaderData } from '@ethereumjs/block'
 import type { Blockchain } from '@ethereumjs/blockchain'
 import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/common'
 import type { Common, GethGenesis } from '@ethereumjs/common'
 import type { GenesisState } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
-import { MerkleStateManager } from '@ethereumjs/statemanager'
-import { MapDB } from '@ethereumjs/util'
-import { createVM } from '@ethereumjs/vm'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import { concatBytes, KECCAK256_RLP, MapDB, SHA256_NULL } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { createRequire } from 'node:module'
 import type { KZG } from 'micro-eth-signer/kzg.js'
 import { ecrecover } from '../encoding/ecrecover.ts'
 import { keccak256 } from '../encoding/keccak.ts'
+import { merkleState, vmLibraries } from './vmLibraries.ts'
 
 const require = createRequire(import.meta.url)
 let kzg: KZG | undefined
@@ -84,45 +83,76 @@ export interface OpenChain {
   common: Common
   blockchain: Blockchain
   vm: VM
+  /** The VM's state, at the genesis state root. */
+  stateManager: MerkleStateManager
   genesisBlock: Block
   /** The state database behind the VM's trie: every node of every state root written to it. */
   stateEntries: StateEntries
 }
 
 /**
- * Opens a chain at `genesis`. Consensus is never checked (pre-Merge fixture blocks carry fake
- * proof-of-work seals, post-Merge headers none); `validateBlocks` makes `putBlock` check block data
- * too, which the builder wants and the loader does itself, with messages that name the field.
- * With `stateEntries` (a verified chain's saved state database) the VM's state starts from them
- * instead of from the alloc, and `genesisStateRoot` (the same chain's) spares computing the root.
+ * Opens a chain at `genesis`, its state built from the alloc. Consensus is never checked (pre-Merge
+ * fixture blocks carry fake proof-of-work seals, post-Merge headers none); `validateBlocks` makes
+ * `putBlock` check block data too, which the builder wants and the loader does itself, with
+ * messages that name the field. Imports `@ethereumjs/blockchain` and the VM (vmLibraries.ts): only
+ * what executes blocks opens a chain this way.
  */
-export async function openGenesisChain(
-  genesis: GenesisFile,
-  name: string,
-  opts: { validateBlocks: boolean; stateEntries?: StateEntries; genesisStateRoot?: Uint8Array },
-): Promise<OpenChain> {
+export async function openGenesisChain(genesis: GenesisFile, name: string, opts: { validateBlocks: boolean }): Promise<OpenChain> {
+  const [{ createBlockchain, DBSaveLookups, DBSetBlockOrHeader, DBSetTD }, libs] = await Promise.all([import('@ethereumjs/blockchain'), vmLibraries()])
   const common = commonFromGenesis(genesis, name)
   const genesisState = genesisStateOf(genesis)
-  const blockchain = await createBlockchain({
-    common,
-    genesisState,
-    // Given (the verified cache's), the alloc's trie is not built again to compute it.
-    ...(opts.genesisStateRoot ? { genesisStateRoot: opts.genesisStateRoot } : {}),
-    validateConsensus: false,
-    validateBlocks: opts.validateBlocks,
-  })
-  const stateEntries: StateEntries = opts.stateEntries ?? new Map()
-  const trie = new MerklePatriciaTrie({ db: new MapDB(stateEntries), useKeyHashing: true, common })
-  const stateManager = new MerkleStateManager({ common, trie })
-  const vm = await createVM({ common, blockchain, stateManager })
-  await placeGenesis(blockchain, genesis)
-  if (opts.stateEntries) {
-    await stateManager.setStateRoot(blockchain.genesisBlock.header.stateRoot)
-  } else {
-    // createBlockchain only computes the genesis state root; the VM's state must be seeded separately.
-    await stateManager.generateCanonicalGenesis(genesisState)
+  const blockchain = await createBlockchain({ common, genesisState, validateConsensus: false, validateBlocks: opts.validateBlocks })
+  const stateEntries: StateEntries = new Map()
+  const stateManager = await stateOver(stateEntries, common)
+  const vm = await libs.vm.createVM({ common, blockchain, stateManager })
+  const placed = atHeight(blockchain.genesisBlock, genesis)
+  if (placed) {
+    // Stored under its own number (total difficulty, body, hash and number lookups), and made the
+    // genesis and the head: block N+1 then finds its parent by hash and number as usual.
+    const hash = placed.hash()
+    const number = placed.header.number
+    await blockchain.dbManager.batch([DBSetTD(placed.header.difficulty, number, hash), ...DBSetBlockOrHeader(placed), ...DBSaveLookups(hash, number)])
+    blockchain['_genesisBlock'] = placed
+    blockchain['_headHeaderHash'] = hash
+    blockchain['_headBlockHash'] = hash
   }
-  return { common, blockchain, vm, genesisBlock: blockchain.genesisBlock, stateEntries }
+  // createBlockchain only computes the genesis state root; the VM's state must be seeded separately.
+  await stateManager.generateCanonicalGenesis(genesisState)
+  return { common, blockchain, vm, stateManager, genesisBlock: blockchain.genesisBlock, stateEntries }
+}
+
+/**
+ * A verified chain's genesis, read back: its block from the saved genesis state root, built as
+ * `openGenesisChain` builds it (as EthereumJS's blockchain makes a genesis block, then placed at
+ * its height) without a blockchain or a VM, and so without importing them. Its state is the saved
+ * state database: `stateOver(entries, common)` when something first reads it.
+ */
+export function openVerifiedGenesis(genesis: GenesisFile, name: string, saved: { genesisStateRoot: Uint8Array }): { common: Common; genesisBlock: Block } {
+  const common = commonFromGenesis(genesis, name)
+  const genesisBlock = genesisBlockOf(common, saved.genesisStateRoot)
+  return { common, genesisBlock: atHeight(genesisBlock, genesis) ?? genesisBlock }
+}
+
+/** A state manager over a state database (its root to be set by the caller). */
+export function stateOver(entries: StateEntries, common: Common): Promise<MerkleStateManager> {
+  return merkleState(common, new MerklePatriciaTrie({ db: new MapDB(entries), useKeyHashing: true, common }))
+}
+
+/** EthereumJS 10.1.3's `Blockchain.createGenesisBlock(stateRoot)`, which the blockchain makes at creation. */
+function genesisBlockOf(chainCommon: Common, stateRoot: Uint8Array): Block {
+  const common = chainCommon.copy()
+  common.setHardforkBy({ blockNumber: 0, timestamp: common.genesis().timestamp })
+  const header: HeaderData = {
+    ...common.genesis(),
+    number: 0,
+    stateRoot,
+    withdrawalsRoot: common.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
+    requestsHash: common.isActivatedEIP(7685) ? SHA256_NULL : undefined,
+  }
+  if (common.consensusType() === 'poa') {
+    header.extraData = common.genesis().extraData ?? concatBytes(new Uint8Array(32), new Uint8Array(65))
+  }
+  return createBlock({ header, withdrawals: common.isActivatedEIP(4895) ? [] : undefined }, { common })
 }
 
 const ZERO_HASH = `0x${'00'.repeat(32)}`
@@ -131,20 +161,18 @@ const ZERO_HASH = `0x${'00'.repeat(32)}`
  * A genesis at a real height: geth's genesis `number`, `parentHash`, `gasUsed` and `blobGasUsed`
  * (a captured block's, or a source's `genesis.number`). EthereumJS always builds its genesis block
  * as number 0 with none of these, and refuses a supplied genesis block whose number is not 0. So
- * the block-0 genesis it made is replaced: the same header with the file's fields is stored under
- * its own number (total difficulty, body, hash and number lookups), and becomes the genesis and
- * the head. Block N+1 then finds its parent by hash and number as usual. A file without these
- * fields (every chain that starts at 0) is left exactly as EthereumJS builds it.
+ * the block-0 genesis it made is replaced by the same header with the file's fields. A file
+ * without these fields (every chain that starts at 0) gets undefined: the block stays as
+ * EthereumJS builds it.
  */
-async function placeGenesis(blockchain: Blockchain, genesis: GenesisFile): Promise<void> {
+function atHeight(base: Block, genesis: GenesisFile): Block | undefined {
   const number = quantity(genesis.number) ?? 0n
   const parentHash = typeof genesis.parentHash === 'string' ? genesis.parentHash : ZERO_HASH
   const gasUsed = quantity(genesis.gasUsed) ?? 0n
   const blobGasUsed = quantity(genesis.blobGasUsed)
-  if (number === 0n && parentHash.toLowerCase() === ZERO_HASH && gasUsed === 0n && !blobGasUsed) return
-  const base = blockchain.genesisBlock
+  if (number === 0n && parentHash.toLowerCase() === ZERO_HASH && gasUsed === 0n && !blobGasUsed) return undefined
   const fields = base.header.toJSON()
-  const block = createBlock(
+  return createBlock(
     {
       header: {
         ...fields,
@@ -157,11 +185,6 @@ async function placeGenesis(blockchain: Blockchain, genesis: GenesisFile): Promi
     },
     { common: base.common },
   )
-  const hash = block.hash()
-  await blockchain.dbManager.batch([DBSetTD(block.header.difficulty, number, hash), ...DBSetBlockOrHeader(block), ...DBSaveLookups(hash, number)])
-  blockchain['_genesisBlock'] = block
-  blockchain['_headHeaderHash'] = hash
-  blockchain['_headBlockHash'] = hash
 }
 
 /** A genesis quantity field: geth writes absent ones as `null`. */

@@ -16,17 +16,18 @@ import { createBlockFromBytesArray } from '@ethereumjs/block'
 import type { Block, BlockBytes } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToBigInt, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
-import { runBlock } from '@ethereumjs/vm'
-import type { VM } from '@ethereumjs/vm'
+import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import type { VM } from '@ethereumjs/vm'
 import { Chain } from './chain.ts'
 import type { BlockRecord, ChainClock, MiningMode } from './chain.ts'
 import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
-import { openGenesisChain } from './genesis.ts'
+import { openGenesisChain, openVerifiedGenesis, stateOver } from './genesis.ts'
 import { cacheKey, DEFAULT_CACHE_DIR, readCache, writeCache } from './verifiedCache.ts'
 import type { CachedRecord } from './verifiedCache.ts'
 import type { GenesisFile } from './genesis.ts'
 import { recordFromExecution, recordOf } from './record.ts'
+import { loadedVmLibraries } from './vmLibraries.ts'
 
 export class FixtureError extends Error {
   override readonly name = 'FixtureError'
@@ -64,13 +65,17 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
   // does not is ignored, and the chain replayed.
   const cached = read && read.records.length === raws.length ? read : undefined
 
-  const { common, blockchain, vm, genesisBlock, stateEntries } = await openGenesisChain(genesis, name, {
-    validateBlocks: false,
-    stateEntries: cached ? new Map(cached.entries) : undefined,
-    genesisStateRoot: cached ? hexToBytes(cached.genesisStateRoot as `0x${string}`) : undefined,
-  })
-  const records: BlockRecord[] = [recordOf(genesisBlock, [], [])]
+  let common: Common
+  let state: () => Promise<MerkleStateManager>
+  let records: BlockRecord[]
   if (cached) {
+    // No blockchain and no VM: a cached load executes nothing (see vmLibraries.ts).
+    // Nor a state manager until something reads state.
+    const { genesisBlock, ...open } = openVerifiedGenesis(genesis, name, { genesisStateRoot: hexToBytes(cached.genesisStateRoot as `0x${string}`) })
+    common = open.common
+    const entries = cached.entries
+    state = () => stateOver(new Map(entries), open.common)
+    records = [recordOf(genesisBlock, [], [])]
     // Verified by an earlier load of these very bytes: the records are read back, and each block
     // is decoded into an EthereumJS Block only when something first asks for it (decoding builds a
     // Common per transaction: most of a cached load's time, for blocks most runs never read).
@@ -80,6 +85,11 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
       records.push(lazyRecord(raw, common, number, cached.records[i]!, name))
     }
   } else {
+    const open = await openGenesisChain(genesis, name, { validateBlocks: false })
+    common = open.common
+    const { blockchain, vm, genesisBlock, stateEntries, stateManager } = open
+    state = () => Promise.resolve(stateManager)
+    records = [recordOf(genesisBlock, [], [])]
     let parent = genesisBlock
     for (const raw of raws) {
       const block = decodeBlock(raw, common, name, parent)
@@ -103,7 +113,7 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
   return Chain.open({
     name,
     common,
-    stateManager: vm.stateManager as MerkleStateManager,
+    state,
     records,
     safe,
     finalized,
@@ -207,7 +217,7 @@ async function replay(vm: VM, block: Block, parent: Block, name: string): Promis
   const where = `fixture ${name}: block ${block.header.number}`
   let result
   try {
-    result = await runBlock(vm, {
+    result = await loadedVmLibraries().vm.runBlock(vm, {
       block,
       root: parent.header.stateRoot,
       setHardfork: true,

@@ -11,12 +11,12 @@ import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { KECCAK256_RLP } from '@ethereumjs/util'
-import { runBlock } from '@ethereumjs/vm'
 import type { RunBlockResult, VM } from '@ethereumjs/vm'
 import { keccak256 } from '../encoding/keccak.ts'
 import type { BlockRecord } from './chain.ts'
 import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
 import { recordFromExecution } from './record.ts'
+import { loadedVmLibraries } from './vmLibraries.ts'
 
 /** The child's header fields that do not depend on its transactions. */
 export function childHeaderFields(parent: BlockRecord, common: Common, timestamp: bigint, coinbase: string): HeaderData {
@@ -58,7 +58,7 @@ function atFork(tx: TypedTransaction, raw: Uint8Array, common: Common): TypedTra
 
 /**
  * Executes `txs` as the child of `parent` and returns its record. The VM's state is left at the
- * new block's root. Throws `MiningError` when EthereumJS refuses a transaction.
+ * new block's root. `vm` is a made VM (so `@ethereumjs/vm` is loaded: see vmLibraries.ts). Throws `MiningError` when EthereumJS refuses a transaction.
  */
 export async function mineChild(
   vm: VM,
@@ -82,7 +82,7 @@ export async function mineChild(
   const shell = new Block(shellHeader, transactions, [], withdrawals, { common })
   let run: RunBlockResult
   try {
-    run = await runBlock(vm, {
+    run = await loadedVmLibraries().vm.runBlock(vm, {
       block: shell,
       root: parent.block.header.stateRoot,
       setHardfork: true,

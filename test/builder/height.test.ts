@@ -27,6 +27,24 @@ describe('a chain at block 21,000,000', () => {
   })
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
+  it('is read back from the verified cache with the same genesis at its height and the same blocks', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'gd-height-cache-'))
+    try {
+      const clock = { now: () => 2_000_000_000_000 }
+      const replayed = await loadFixture(dir, { name: 'vault', cache, clock })
+      const read = await loadFixture(dir, { name: 'vault', cache, clock })
+      expect(read.verifiedBy).toBe('cache')
+      expect(read.genesis.number).toBe(21_000_000n)
+      expect(read.genesis.hash).toBe(replayed.genesis.hash)
+      expect(read.genesis.block.header.toJSON()).toStrictEqual(replayed.genesis.block.header.toJSON())
+      expect(read.head.hash).toBe(replayed.head.hash)
+      // A block mined on the read-back chain links to it as on the replayed one.
+      expect((await read.mine()).hash).toBe((await replayed.mine()).hash)
+    } finally {
+      rmSync(cache, { recursive: true, force: true })
+    }
+  })
+
   it('answers eth_blockNumber with the height, and every block by its number', async () => {
     expect((await client.call('eth_blockNumber')).result).toBe('0x1406f42')
     const genesis = (await client.call('eth_getBlockByNumber', ['earliest', false])).result as Record<string, string>

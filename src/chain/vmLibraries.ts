@@ -1,0 +1,52 @@
+/**
+ * What a start does not need, imported on first need: `@ethereumjs/vm` and `@ethereumjs/evm`
+ * (about 75 modules that only executing a transaction or mining a block uses: a chain read back
+ * from the verified cache, and every read method, never execute anything), and
+ * `@ethereumjs/statemanager` (about 35 modules with the binary tree it brings, 50-60 ms: only
+ * reading or changing state uses it, not answering from the blocks). Each is imported once; a
+ * failed import is tried again by the next caller.
+ */
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import type { Common } from '@ethereumjs/common'
+
+type VmLibraries = { vm: typeof import('@ethereumjs/vm'); evm: typeof import('@ethereumjs/evm') }
+
+let loading: Promise<VmLibraries> | undefined
+let loaded: VmLibraries | undefined
+
+export function vmLibraries(): Promise<VmLibraries> {
+  if (!loading) {
+    loading = Promise.all([import('@ethereumjs/vm'), import('@ethereumjs/evm')]).then(([vm, evm]) => (loaded = { vm, evm }))
+    loading.catch(() => {
+      loading = undefined
+    })
+  }
+  return loading
+}
+
+type StateLibraries = { statemanager: typeof import('@ethereumjs/statemanager'); blockState: typeof import('./blockState.ts') }
+
+let stateLoading: Promise<StateLibraries> | undefined
+
+export function stateLibraries(): Promise<StateLibraries> {
+  if (!stateLoading) {
+    stateLoading = Promise.all([import('@ethereumjs/statemanager'), import('./blockState.ts')]).then(([statemanager, blockState]) => ({ statemanager, blockState }))
+    stateLoading.catch(() => {
+      stateLoading = undefined
+    })
+  }
+  return stateLoading
+}
+
+/** A state manager over `trie` (importing `@ethereumjs/statemanager` on first use). */
+export async function merkleState(common: Common, trie: MerklePatriciaTrie): Promise<MerkleStateManager> {
+  const { statemanager } = await stateLibraries()
+  return new statemanager.MerkleStateManager({ common, trie })
+}
+
+/** The libraries, for code that runs on a VM (which only exists once `vmLibraries()` has resolved). */
+export function loadedVmLibraries(): VmLibraries {
+  if (!loaded) throw new Error('@ethereumjs/vm used before vmLibraries() resolved')
+  return loaded
+}
