@@ -9,6 +9,8 @@ import { InvalidParamsError, MethodNotFoundError } from '../../src/rpc/errors.ts
 import type { RpcBackend } from '../../src/gateway/gateway.ts'
 import type { GatewayOptions } from '../../src/gateway/gateway.ts'
 import type { KeyConfigInput } from '../../src/gateway/config.ts'
+import type { GatewayApp } from '../../src/http/app.ts'
+import request from 'supertest'
 
 export function fakeChain(name: string, chainId: bigint, head: bigint): Chain {
   return { name, chainId, head: { number: head } } as unknown as Chain
@@ -67,4 +69,13 @@ export function gatewayOptions(overrides: Partial<GatewayOptions> = {}): Gateway
 
 export function call(method: string, params: unknown[] = [], id: number | string = 1) {
   return { jsonrpc: '2.0', id, method, params }
+}
+
+/** A JSON-RPC POST through an app with the dev key to the ethereum host, unless told otherwise. */
+export function postRpc(app: GatewayApp, body: unknown, opts: { key?: string; host?: string } = {}) {
+  return request(app)
+    .post(`/v3/${opts.key ?? DEV_KEY}`)
+    .set('Host', opts.host ?? 'ethereum-mainnet.localhost')
+    .set('Content-Type', 'application/json')
+    .send(JSON.stringify(body))
 }

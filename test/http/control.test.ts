@@ -11,7 +11,7 @@ import { createApp } from '../../src/http/app.ts'
 import type { GatewayApp } from '../../src/http/app.ts'
 import { startServer } from '../../src/http/server.ts'
 import { controllableChain, controllableRpc } from '../gateway/controllableChain.ts'
-import { CHAINS, DEV_KEY, call, fakeRpc, gatewayOptions, keys, manualClock } from '../gateway/helpers.ts'
+import { CHAINS, DEV_KEY, call, fakeRpc, gatewayOptions, keys, manualClock, postRpc } from '../gateway/helpers.ts'
 
 const ETH = 'ethereum-mainnet.localhost'
 const OTHER_KEY = 'feedfacefeedfacefeedfacefeedface'
@@ -28,13 +28,8 @@ function controlApp(overrides: Parameters<typeof gatewayOptions>[0] = {}): Gatew
   return createApp({ ...gatewayOptions({ networks: chains(), rpc: controllableRpc(), ...overrides }), control: true })
 }
 
-function rpc(app: GatewayApp, body: unknown, opts: { key?: string; host?: string } = {}) {
-  return request(app)
-    .post(`/v3/${opts.key ?? DEV_KEY}`)
-    .set('Host', opts.host ?? ETH)
-    .set('Content-Type', 'application/json')
-    .send(JSON.stringify(body))
-}
+// Calls go through the dev key to the ethereum host unless told otherwise.
+const rpc = postRpc
 
 const ctl = (app: GatewayApp) => ({
   get: (path: string) => request(app).get(`/_double${path}`),

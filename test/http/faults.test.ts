@@ -11,7 +11,7 @@ import { createPrng } from '../../src/gateway/faults.ts'
 import { createApp } from '../../src/http/app.ts'
 import type { GatewayApp } from '../../src/http/app.ts'
 import { startServer } from '../../src/http/server.ts'
-import { CHAINS, DEV_KEY, call, fakeRpc, gatewayOptions, keys } from '../gateway/helpers.ts'
+import { CHAINS, DEV_KEY, call, fakeRpc, gatewayOptions, keys, postRpc } from '../gateway/helpers.ts'
 
 const ETH = 'ethereum-mainnet.localhost'
 const OTHER_KEY = 'feedfacefeedfacefeedfacefeedface'
@@ -21,13 +21,8 @@ function faultApp(overrides: Parameters<typeof gatewayOptions>[0] = {}) {
   return { app: createApp({ ...options, control: true }), rpc: options.rpc }
 }
 
-function rpc(app: GatewayApp, body: unknown, opts: { key?: string; host?: string } = {}) {
-  return request(app)
-    .post(`/v3/${opts.key ?? DEV_KEY}`)
-    .set('Host', opts.host ?? ETH)
-    .set('Content-Type', 'application/json')
-    .send(JSON.stringify(body))
-}
+// Calls go through the dev key to the ethereum host unless told otherwise.
+const rpc = postRpc
 
 async function addFault(app: GatewayApp, fault: unknown) {
   const res = await request(app).post('/_double/faults').send(fault as object)
