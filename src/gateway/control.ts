@@ -18,6 +18,7 @@
  * `ChainFeatureMissingError` (501); all are `ControlError`s.
  */
 import type { BlockRecord, Chain } from '../chain/chain.ts'
+import { jsonText } from '../encoding/jsonText.ts'
 import type { ControllableClock } from './clock.ts'
 import { ConfigError, parseKeys, parseNetworkName } from './config.ts'
 import type { KeySettings } from './config.ts'
@@ -181,12 +182,39 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
+/** A value a test sent, quoted in an error message (cut at 200 characters; any depth). */
 function show(v: unknown): string {
-  return v === undefined ? 'nothing' : (JSON.stringify(v) ?? String(v))
+  return v === undefined ? 'nothing' : jsonText(v, 200)
 }
 
 function iso(ms: number): string {
   return new Date(ms).toISOString()
+}
+
+/**
+ * The times the control clock can be set to: from the Unix epoch (block timestamps are unsigned)
+ * to the last millisecond of year 9999 (ISO 8601's four-digit years), far inside what a `Date`
+ * holds (±8.64e15 ms), so the clock can run on from there without leaving it.
+ */
+export const CLOCK_MIN_MS = 0
+export const CLOCK_MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+const CLOCK_RANGE_TEXT = `${iso(CLOCK_MIN_MS)} to ${iso(CLOCK_MAX_MS)}`
+
+/** ISO 8601 with a zone (`Z` or `±hh:mm`), or a date alone (UTC): a time without zone would be local. */
+const ISO_TIME_RE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/
+
+function inClockRange(ms: number): boolean {
+  return Number.isSafeInteger(ms) && ms >= CLOCK_MIN_MS && ms <= CLOCK_MAX_MS
+}
+
+/** A control clock `time`: an ISO 8601 string or integer ms since the epoch, within the range. */
+function parseClockTime(time: unknown): number {
+  const ms = typeof time === 'number' ? time : typeof time === 'string' && ISO_TIME_RE.test(time) ? Date.parse(time) : Number.NaN
+  if (!Number.isSafeInteger(ms)) {
+    throw new ControlInputError('time', `must be an ISO 8601 time or ms since the epoch, got ${show(time)}`)
+  }
+  if (!inClockRange(ms)) throw new ControlInputError('time', `must be from ${CLOCK_RANGE_TEXT}, got ${show(time)}`)
+  return ms
 }
 
 function controllable(chain: Chain): ControllableChain {
@@ -305,18 +333,20 @@ export function createControl(deps: ControlDeps): GatewayControl {
       }
       const { time, advanceSeconds } = input
       if (time === undefined && advanceSeconds === undefined) throw new ControlInputError('time', 'give time, advanceSeconds, or both')
-      let ms: number | undefined
-      if (time !== undefined) {
-        ms = typeof time === 'number' ? time : typeof time === 'string' ? Date.parse(time) : Number.NaN
-        if (!Number.isSafeInteger(ms) || Number.isNaN(new Date(ms).getTime())) {
-          throw new ControlInputError('time', `must be an ISO 8601 time or ms since the epoch, got ${show(time)}`)
+      // Everything is checked before anything moves: a refused input leaves the clock as it was.
+      const ms = time === undefined ? undefined : parseClockTime(time)
+      let advanceMs = 0
+      if (advanceSeconds !== undefined) {
+        if (typeof advanceSeconds !== 'number' || !Number.isFinite(advanceSeconds)) {
+          throw new ControlInputError('advanceSeconds', `must be a number of seconds, got ${show(advanceSeconds)}`)
+        }
+        advanceMs = Math.round(advanceSeconds * 1000)
+        if (!inClockRange((ms ?? clock.now()) + advanceMs)) {
+          throw new ControlInputError('advanceSeconds', `would move the clock outside ${CLOCK_RANGE_TEXT}, got ${show(advanceSeconds)}`)
         }
       }
-      if (advanceSeconds !== undefined && (typeof advanceSeconds !== 'number' || !Number.isFinite(advanceSeconds))) {
-        throw new ControlInputError('advanceSeconds', `must be a number of seconds, got ${show(advanceSeconds)}`)
-      }
-      if (ms !== undefined) clock.set(ms)
-      if (advanceSeconds !== undefined) clock.advance(advanceSeconds)
+      if (ms !== undefined) clock.set(ms + advanceMs)
+      else clock.advance(advanceMs / 1000)
       return clockInfo()
     },
 

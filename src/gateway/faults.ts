@@ -23,6 +23,7 @@
  * `seed` (default 1), so a run is deterministic; both together: a share, until N have fired;
  * neither: every matching request until the fault is cleared.
  */
+import { jsonText } from '../encoding/jsonText.ts'
 import { ControlInputError } from './controlError.ts'
 
 export const FAULT_KINDS = ['rateLimit', 'dailyLimit', 'serverError', 'latency', 'timeout', 'drop'] as const
@@ -32,6 +33,8 @@ export const SERVER_ERROR_STATUSES = [500, 502, 503, 504] as const
 export type ServerErrorStatus = (typeof SERVER_ERROR_STATUSES)[number]
 export const DEFAULT_SERVER_ERROR_STATUS: ServerErrorStatus = 503
 export const DEFAULT_FAULT_SEED = 1
+/** The longest delay a Node timer holds (2^31 - 1 ms). */
+export const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** A fault as a test writes it (library or `POST /_double/faults`). */
 export interface FaultInput {
@@ -80,8 +83,9 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
+/** A value a test sent, quoted in an error message (cut at 200 characters; any depth). */
 function show(v: unknown): string {
-  return v === undefined ? 'nothing' : JSON.stringify(v) ?? String(v)
+  return v === undefined ? 'nothing' : jsonText(v, 200)
 }
 
 const FIELDS = ['kind', 'network', 'key', 'method', 'times', 'probability', 'seed', 'status', 'ms', 'retryAfter']
@@ -164,6 +168,8 @@ export function parseFault(input: unknown): Omit<Fault, 'id' | 'fired'> {
     status = s as ServerErrorStatus
   }
   const ms = integer('ms', 0)
+  // A Node timer fires at once past 2^31 - 1 ms (about 24.8 days): longer would not hold at all.
+  if (ms !== null && ms > MAX_TIMER_MS) throw new ControlInputError('ms', `must be at most ${MAX_TIMER_MS} (a timer's limit), got ${ms}`)
   if (k === 'latency' && ms === null) throw new ControlInputError('ms', 'a latency fault needs ms (the delay)')
   return {
     kind: k,

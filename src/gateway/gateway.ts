@@ -114,6 +114,9 @@ export interface Gateway {
   readonly clock: ControllableClock
   /** Controls for tests: snapshots, clock, keys, networks, mining, request log, faults. */
   readonly control: GatewayControl
+  /** Where failures are told (the `logger` option, silent by default). */
+  readonly logger: Logger
+  /** Answers one request. Never rejects: a failure anywhere is a logged 500 `-32603 internal error`. */
   handle(request: GatewayRequest): Promise<HttpResponse>
   /** Credits left today for a key (undefined for an unknown key). */
   balance(key: string): number | undefined
@@ -163,6 +166,11 @@ export function planBody(body: Buffer | string, rpc: RpcBackend, batchLimit: num
   const messages = json.map(parseMessage)
   const cost = messages.reduce((sum, m) => sum + messageCost(m, rpc), BATCH_ENVELOPE_COST)
   return { kind: 'batch', messages, cost, id: null }
+}
+
+/** The gateway's own failure: the service's 500 with a JSON-RPC `-32603 internal error`, no stack. */
+export function gatewayFailure(): HttpResponse {
+  return decorate({ ...jsonRpcResponse(errorResponse(null, new InternalError())), status: 500 }, undefined)
 }
 
 function preflight(request: GatewayRequest): HttpResponse {
@@ -365,29 +373,40 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   }
 
+  async function handleRequest(request: GatewayRequest): Promise<HttpResponse> {
+    const origin = header(request, 'origin')
+    if (request.method === 'OPTIONS') return decorate(preflight(request), origin)
+    const draft: Draft = { time: isoTime(clock.now()), key: null, network: null, batch: false, calls: [], credits: 0, fault: null, status: null }
+    let response: HttpResponse
+    try {
+      response = await answer(request, draft)
+    } catch (err) {
+      logger.error('gateway failure', err)
+      response = gatewayFailure()
+    }
+    draft.status = response.destroy === true ? null : response.status
+    log.record(draft)
+    return response.destroy === true ? response : decorate(response, origin)
+  }
+
   return {
     serviceHost,
     networks,
+    logger,
     get keys() {
       return [...keysByName.values()]
     },
     ledger,
     clock,
     control,
+    /** Never rejects: whatever throws, here or in a rule, becomes a logged 500 (the guard of every transport). */
     async handle(request) {
-      const origin = header(request, 'origin')
-      if (request.method === 'OPTIONS') return decorate(preflight(request), origin)
-      const draft: Draft = { time: isoTime(clock.now()), key: null, network: null, batch: false, calls: [], credits: 0, fault: null, status: null }
-      let response: HttpResponse
       try {
-        response = await answer(request, draft)
+        return await handleRequest(request)
       } catch (err) {
         logger.error('gateway failure', err)
-        response = { ...jsonRpcResponse(errorResponse(null, new InternalError())), status: 500 }
+        return gatewayFailure()
       }
-      draft.status = response.destroy === true ? null : response.status
-      log.record(draft)
-      return response.destroy === true ? response : decorate(response, origin)
     },
     close() {
       for (const release of [...held]) release()

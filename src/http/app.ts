@@ -8,11 +8,11 @@
  * without it, `/_double/...` reaches the core like any other unknown path (404).
  */
 import express from 'express'
-import type { Express } from 'express'
+import type { ErrorRequestHandler, Express } from 'express'
 import { createGateway, silentLogger } from '../gateway/gateway.ts'
 import type { Gateway, GatewayOptions } from '../gateway/gateway.ts'
 import { CONTROL_PREFIX, createControlRouter } from './controlRoutes.ts'
-import { createNodeHandler } from './nodeHandler.ts'
+import { answerFailure, createNodeHandler } from './nodeHandler.ts'
 
 export interface AppOptions {
   /** Serve the HTTP control endpoint under `/_double/`. Default false. */
@@ -35,5 +35,12 @@ export function createApp(deps: AppDeps | ({ gateway: Gateway; logger?: GatewayO
   if (deps.control === true) app.use(CONTROL_PREFIX, createControlRouter(gateway.control, deps.logger ?? silentLogger))
   const listener = createNodeHandler(gateway)
   app.use((req, res) => listener(req, res))
+  // Nothing above passes an error on; should anything, it is answered as the gateway's own 500
+  // (never Express's default page, which shows the stack outside production).
+  const lastResort: ErrorRequestHandler = (err: unknown, _req, res, _next) => {
+    gateway.logger.error('transport failure', err)
+    answerFailure(res)
+  }
+  app.use(lastResort)
   return Object.assign(app, { gateway })
 }

@@ -129,7 +129,7 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
     res.status(404).json({ error: { message: `no control route ${req.method} ${CONTROL_PREFIX}${req.path}` } })
   })
 
-  const onError: ErrorRequestHandler = (err: unknown, _req, res, _next) => {
+  const onError: ErrorRequestHandler = (err: unknown, req, res, _next) => {
     if (err instanceof ControlError) {
       res.status(err.httpStatus).json({ error: { message: err.message } })
       return
@@ -141,6 +141,16 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
     }
     if (e.type === 'entity.too.large') {
       res.status(413).json({ error: { message: 'body: too large (limit 1 MiB)' } })
+      return
+    }
+    if (err instanceof URIError) {
+      // The router decodes `:params`; a bad percent-encoding is the client's (`/keys/%E0%A4%A`).
+      res.status(400).json({ error: { message: `path: bad percent-encoding in ${JSON.stringify(req.originalUrl.slice(0, 200))}` } })
+      return
+    }
+    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+      // Express's own refusals of a request (body reading, encodings): the client's error, in this shape.
+      res.status(e.status).json({ error: { message: `request: ${e.message ?? 'refused'}` } })
       return
     }
     logger.error('control failure', err)

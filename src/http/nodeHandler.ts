@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { PayloadTooLargeError } from '../gateway/errors.ts'
+import { gatewayFailure } from '../gateway/gateway.ts'
 import type { Gateway } from '../gateway/gateway.ts'
 import type { HttpResponse } from '../gateway/response.ts'
 import { toHttpResponse } from '../gateway/response.ts'
@@ -55,6 +56,16 @@ function write(res: ServerResponse, response: HttpResponse): void {
   res.end(response.body)
 }
 
+/** The 500 of a failure, when nothing of another answer was written yet; else the connection is cut. */
+export function answerFailure(res: ServerResponse): void {
+  try {
+    if (!res.headersSent && !res.destroyed) write(res, gatewayFailure())
+    else res.destroy()
+  } catch {
+    res.destroy()
+  }
+}
+
 /** Aborted when the client goes away before the answer is written (at once if it already has). */
 function goneSignal(res: ServerResponse): AbortSignal {
   const gone = new AbortController()
@@ -97,6 +108,10 @@ export function createNodeHandler(gateway: Gateway, opts: { maxBodyBytes?: numbe
           res.destroy()
         }
       },
-    )
+    ).catch((err: unknown) => {
+      // The core never rejects; this is the transport's own failure (writing the answer).
+      gateway.logger.error('transport failure', err)
+      answerFailure(res)
+    })
   }
 }

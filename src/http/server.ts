@@ -19,7 +19,7 @@ import { createGateway } from '../gateway/gateway.ts'
 import type { Gateway, Logger, RpcBackend } from '../gateway/gateway.ts'
 import type { GatewayApp } from './app.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
-import { createNodeHandler } from './nodeHandler.ts'
+import { answerFailure, createNodeHandler } from './nodeHandler.ts'
 
 export const DEFAULT_PORT = 8545
 export const DEFAULT_BIND_HOST = '127.0.0.1'
@@ -118,15 +118,20 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       createApp({ gateway, control: opts.control === true, ...(opts.logger ? { logger: opts.logger } : {}) }),
     ))
   const server = createServer((req, res) => {
-    if (req.method === 'POST' && req.url?.startsWith('/v3/') === true) fastLane(req, res)
-    else
-      appFor().then(
-        (a) => a(req, res),
-        (err: unknown) => {
-          opts.logger?.error('loading the Express app failed', err)
-          res.destroy()
-        },
-      )
+    try {
+      if (req.method === 'POST' && req.url?.startsWith('/v3/') === true) fastLane(req, res)
+      else
+        appFor().then(
+          (a) => a(req, res),
+          (err: unknown) => {
+            gateway.logger.error('loading the Express app failed', err)
+            res.destroy()
+          },
+        )
+    } catch (err) {
+      gateway.logger.error('transport failure', err)
+      answerFailure(res)
+    }
   })
   const bindHost = opts.host ?? DEFAULT_BIND_HOST
   await new Promise<void>((resolve, reject) => {
