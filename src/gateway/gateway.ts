@@ -39,7 +39,7 @@ import { FaultBook } from './faults.ts'
 import type { Fault } from './faults.ts'
 import { header } from './request.ts'
 import type { CallRule, GatewayRequest, Network, RequestRule, RequestState } from './request.ts'
-import { RequestLog } from './requestLog.ts'
+import { loggedText, RequestLog } from './requestLog.ts'
 import type { LoggedCall, RequestLogDraft } from './requestLog.ts'
 import {
   dailyLimitResponse,
@@ -118,6 +118,13 @@ export interface Gateway {
   readonly logger: Logger
   /** Answers one request. Never rejects: a failure anywhere is a logged 500 `-32603 internal error`. */
   handle(request: GatewayRequest): Promise<HttpResponse>
+  /**
+   * Writes the request log's entry of a request its transport answered before the core could
+   * read it: a body over the limit (413), malformed HTTP (Node's 400, 408, 431). `request` is what
+   * was read of it (nothing for malformed HTTP); the key and network are logged as far as its path
+   * and Host name them. Never throws.
+   */
+  logTransportAnswer(status: number, request?: Omit<GatewayRequest, 'body'>): void
   /** Credits left today for a key (undefined for an unknown key). */
   balance(key: string): number | undefined
   /**
@@ -318,14 +325,14 @@ export function createGateway(options: GatewayOptions): Gateway {
       try {
         for (const rule of requestRules) rule(state)
       } finally {
-        draft.key = state.apiKey ?? null
+        draft.key = state.apiKey === undefined ? null : loggedText(state.apiKey)
         draft.network = state.network?.name ?? null
       }
       plan = planBody(request.body, rpc, batchLimit)
       const calls = plan.kind === 'single' ? [plan.message] : plan.kind === 'batch' ? plan.messages : []
       draft.batch = plan.kind === 'batch'
       draft.calls = calls.map((m) =>
-        m.ok ? { method: m.request.method, credits: messageCost(m, rpc), outcome: null } : { method: null, credits: BAD_REQUEST_COST, outcome: null },
+        m.ok ? { method: loggedText(m.request.method), credits: messageCost(m, rpc), outcome: null } : { method: null, credits: BAD_REQUEST_COST, outcome: null },
       )
       for (const call of calls) {
         if (call.ok) for (const rule of callRules) rule(state, call.request)
@@ -385,8 +392,24 @@ export function createGateway(options: GatewayOptions): Gateway {
       response = gatewayFailure()
     }
     draft.status = response.destroy === true ? null : response.status
-    log.record(draft)
+    // The key is a slice of the path, which it may keep alive: the log counts the path's length.
+    log.record(draft, request.path.length)
     return response.destroy === true ? response : decorate(response, origin)
+  }
+
+  /** The log entry of a request the transport answered before the core read it (see `logTransportAnswer`). */
+  function logTransportAnswer(status: number, request?: Omit<GatewayRequest, 'body'>): void {
+    const draft: Draft = { time: isoTime(clock.now()), key: null, network: null, batch: false, calls: [], credits: 0, fault: null, status }
+    if (request !== undefined) {
+      // The rules name the key and network as far as they get; their refusal is not the answer here.
+      const state: RequestState = { request: { ...request, method: 'POST', body: '' }, secretVerified: false }
+      try {
+        for (const rule of requestRules) rule(state)
+      } catch {}
+      draft.key = state.apiKey === undefined ? null : loggedText(state.apiKey)
+      draft.network = state.network?.name ?? null
+    }
+    log.record(draft, request?.path.length ?? 0)
   }
 
   return {
@@ -406,6 +429,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       } catch (err) {
         logger.error('gateway failure', err)
         return gatewayFailure()
+      }
+    },
+    logTransportAnswer(status, request) {
+      try {
+        logTransportAnswer(status, request)
+      } catch (err) {
+        logger.error('request log failure', err)
       }
     },
     close() {

@@ -4,11 +4,48 @@
  *
  * An entry is written when the request is over: answered, dropped, or abandoned by its client
  * (a held `timeout` fault), so entries are in order of completion; `seq` numbers them from 1 and
- * keeps counting across `clear()`. The log keeps the last `REQUEST_LOG_LIMIT` entries.
+ * keeps counting across `clear()`.
+ *
+ * Bounded in bytes, not only in entries: a client chooses what is logged (a method name of 5 MiB,
+ * a key of 16 KiB, batches of 1,000 calls), so a method or key longer than `LOGGED_TEXT_MAX`
+ * characters is kept cut, with a marker and its length (`loggedText`), and the log keeps the last
+ * `REQUEST_LOG_LIMIT` entries only while their estimated size (`entryBytes`) stays within
+ * `REQUEST_LOG_MAX_BYTES`; the oldest go first.
  */
 import type { FaultKind } from './faults.ts'
 
 export const REQUEST_LOG_LIMIT = 10_000
+/** The most the kept entries may weigh, by `entryBytes`: 32 MiB. */
+export const REQUEST_LOG_MAX_BYTES = 32 * 1024 * 1024
+/** Methods and keys longer than this many characters are kept cut (real method names have under 50). */
+export const LOGGED_TEXT_MAX = 128
+
+/**
+ * Upper estimates of what an entry holds in V8's heap, in bytes (measured: an entry of a single
+ * call weighs about 250 bytes, each further call of a batch about 90 plus its method's characters;
+ * see test/gateway/requestLog.test.ts). Strings are counted at one byte a character plus a header;
+ * a two-byte string is cut to the same length, so at most twice that.
+ */
+const ENTRY_BYTES = 400
+const CALL_BYTES = 120
+
+/**
+ * `text` as the log keeps it: itself when short; else its first `LOGGED_TEXT_MAX` characters, a
+ * marker and the full length (`eth_aaa…(5242880 characters)`), in a new string that does not hold
+ * on to the original (V8 slices keep their parent alive).
+ */
+export function loggedText(text: string): string {
+  if (text.length <= LOGGED_TEXT_MAX) return text
+  const head = Buffer.from(text.slice(0, LOGGED_TEXT_MAX), 'utf8').toString('utf8')
+  return `${head}…(${text.length} characters)`
+}
+
+/** The estimated weight of an entry (see ENTRY_BYTES); `keyParent` is the length of the string its key was cut from. */
+export function entryBytes(entry: RequestLogDraft, keyParent = 0): number {
+  let bytes = ENTRY_BYTES + 2 * Math.max(entry.key?.length ?? 0, keyParent)
+  for (const call of entry.calls) bytes += CALL_BYTES + 2 * (call.method?.length ?? 0)
+  return bytes
+}
 
 /** One JSON-RPC call of a request. */
 export interface LoggedCall {
@@ -47,11 +84,16 @@ export type RequestLogDraft = Omit<RequestLogEntry, 'seq'>
 
 export class RequestLog {
   readonly #entries: RequestLogEntry[] = []
+  /** `entryBytes` of each kept entry, in the same order. */
+  readonly #sizes: number[] = []
+  #bytes = 0
   readonly #limit: number
+  readonly #maxBytes: number
   #last = 0
 
-  constructor(limit = REQUEST_LOG_LIMIT) {
+  constructor(limit = REQUEST_LOG_LIMIT, maxBytes = REQUEST_LOG_MAX_BYTES) {
     this.#limit = limit
+    this.#maxBytes = maxBytes
   }
 
   /** The seq of the last entry written (0 before any). */
@@ -59,10 +101,25 @@ export class RequestLog {
     return this.#last
   }
 
-  record(draft: RequestLogDraft): RequestLogEntry {
+  /** What the kept entries weigh, by `entryBytes`. */
+  get bytes(): number {
+    return this.#bytes
+  }
+
+  /**
+   * Keeps an entry. Its method names and key must already be `loggedText`; `keyParent` is the
+   * length of the string the key was cut from, when that may be held through it.
+   */
+  record(draft: RequestLogDraft, keyParent = 0): RequestLogEntry {
     const entry = { seq: ++this.#last, ...draft }
+    const size = entryBytes(draft, keyParent)
     this.#entries.push(entry)
-    while (this.#entries.length > this.#limit) this.#entries.shift()
+    this.#sizes.push(size)
+    this.#bytes += size
+    while (this.#entries.length > this.#limit || (this.#bytes > this.#maxBytes && this.#entries.length > 1)) {
+      this.#entries.shift()
+      this.#bytes -= this.#sizes.shift()!
+    }
     return entry
   }
 
@@ -73,13 +130,16 @@ export class RequestLog {
 
   clear(): void {
     this.#entries.length = 0
+    this.#sizes.length = 0
+    this.#bytes = 0
   }
 
   /** Forgets the entries after `position` (a snapshot's); numbering goes on from there. */
   truncate(position: number): void {
-    const keep = this.#entries.filter((e) => e.seq <= position)
-    this.#entries.length = 0
-    this.#entries.push(...keep)
+    while (this.#entries.length > 0 && this.#entries[this.#entries.length - 1]!.seq > position) {
+      this.#entries.pop()
+      this.#bytes -= this.#sizes.pop()!
+    }
     this.#last = Math.min(this.#last, position)
   }
 }

@@ -9,7 +9,9 @@
  * `close` listener) is only made when the core asks for it, which it does only to hold a request:
  * making one per request cost about a sixth of an `eth_blockNumber`'s time here.
  */
+import { STATUS_CODES } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
 import { PayloadTooLargeError } from '../gateway/errors.ts'
 import { gatewayFailure } from '../gateway/gateway.ts'
 import type { Gateway } from '../gateway/gateway.ts'
@@ -101,6 +103,7 @@ export function createNodeHandler(gateway: Gateway, opts: { maxBodyBytes?: numbe
       },
       (err: unknown) => {
         if (err instanceof BodyTooLarge) {
+          gateway.logTransportAnswer(413, { method: req.method ?? 'GET', host: req.headers.host, path: req.url ?? '/', headers: req.headers })
           const response = toHttpResponse(new PayloadTooLargeError())
           write(res, { ...response, headers: { ...response.headers, vary: 'Origin', connection: 'close' } })
           req.resume()
@@ -113,5 +116,31 @@ export function createNodeHandler(gateway: Gateway, opts: { maxBodyBytes?: numbe
       gateway.logger.error('transport failure', err)
       answerFailure(res)
     })
+  }
+}
+
+/** Node's own answers to what its HTTP parser refuses (as `node:http` writes them when no listener is set). */
+const PARSER_STATUS: Readonly<Record<string, number>> = {
+  HPE_HEADER_OVERFLOW: 431,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+}
+
+/**
+ * A `clientError` listener for the server: answers as Node does by default (`400 Bad Request`,
+ * `431`, `408`, `Connection: close`, no body), and writes the request log's entry of each such
+ * answer, which Node gives no request for. Socket errors that are not a refused request (a reset,
+ * a client gone) answer and log nothing.
+ */
+export function createClientErrorListener(gateway: Gateway): (err: Error & { code?: string }, socket: Duplex) => void {
+  return (err, socket) => {
+    const refused = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code?.startsWith('HPE_') === true
+    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
+    if (refused && socket.writable && inFlight?.headersSent !== true) {
+      const status = PARSER_STATUS[err.code!] ?? 400
+      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`)
+      gateway.logTransportAnswer(status)
+    }
+    socket.destroy()
   }
 }

@@ -19,7 +19,7 @@ import { createGateway } from '../gateway/gateway.ts'
 import type { Gateway, Logger, RpcBackend } from '../gateway/gateway.ts'
 import type { GatewayApp } from './app.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
-import { answerFailure, createNodeHandler } from './nodeHandler.ts'
+import { answerFailure, createClientErrorListener, createNodeHandler } from './nodeHandler.ts'
 
 export const DEFAULT_PORT = 8545
 export const DEFAULT_BIND_HOST = '127.0.0.1'
@@ -133,6 +133,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       answerFailure(res)
     }
   })
+  server.on('clientError', createClientErrorListener(gateway))
   const bindHost = opts.host ?? DEFAULT_BIND_HOST
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

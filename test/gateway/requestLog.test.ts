@@ -1,0 +1,95 @@
+/**
+ * The request log's bounds: what it keeps of oversized input (a method or key cut, with a marker
+ * and its length, in a string that does not keep the original alive), and its byte budget (the
+ * oldest entries go first), with the estimate checked against what entries really weigh in V8's heap.
+ */
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { describe, expect, it } from 'vitest'
+import { LOGGED_TEXT_MAX, RequestLog, entryBytes, loggedText } from '../../src/gateway/requestLog.ts'
+import type { RequestLogDraft } from '../../src/gateway/requestLog.ts'
+
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
+
+function heapAfterGc(): number {
+  gc()
+  gc()
+  return process.memoryUsage().heapUsed
+}
+
+function draft(methods: string[], key: string | null = 'deadbeefdeadbeefdeadbeefdeadbeef'): RequestLogDraft {
+  return {
+    time: '2030-01-01T00:00:00.000Z',
+    key,
+    network: 'ethereum',
+    batch: methods.length > 1,
+    calls: methods.map((method) => ({ method: loggedText(method), credits: 80, outcome: 'ok' as const })),
+    credits: 80 * methods.length,
+    fault: null,
+    status: 200,
+  }
+}
+
+describe('loggedText', () => {
+  it('keeps short text as it is and cuts long text with a marker and its length', () => {
+    expect(loggedText('eth_blockNumber')).toBe('eth_blockNumber')
+    const name = 'x'.repeat(LOGGED_TEXT_MAX)
+    expect(loggedText(name)).toBe(name)
+    const long = `eth_${'a'.repeat(5 * 1024 * 1024)}`
+    expect(loggedText(long)).toBe(`eth_${'a'.repeat(LOGGED_TEXT_MAX - 4)}…(${long.length} characters)`)
+    expect(loggedText('é'.repeat(200))).toBe(`${'é'.repeat(LOGGED_TEXT_MAX)}…(200 characters)`)
+  })
+
+  it('does not keep the original string alive', () => {
+    const before = heapAfterGc()
+    const kept: string[] = []
+    for (let i = 0; i < 40; i++) kept.push(loggedText(`${i}${'m'.repeat(1024 * 1024)}`))
+    const grown = heapAfterGc() - before
+    expect(kept).toHaveLength(40)
+    // 40 MiB of originals; what stays is 40 short strings.
+    expect(grown).toBeLessThan(4 * 1024 * 1024)
+  })
+})
+
+describe('the byte budget', () => {
+  it('drops the oldest entries while the kept ones weigh more than the budget', () => {
+    const one = entryBytes(draft(['eth_call']))
+    const log = new RequestLog(10_000, 10 * one)
+    for (let i = 0; i < 25; i++) log.record(draft(['eth_call']))
+    expect(log.entries()).toHaveLength(10)
+    expect(log.entries()[0]!.seq).toBe(16)
+    expect(log.bytes).toBe(10 * one)
+    // A batch of 1,000 long methods weighs more than the budget alone: it is kept, alone.
+    log.record(draft(Array.from({ length: 1000 }, (_, i) => `${i}${'m'.repeat(1000)}`)))
+    expect(log.entries().map((e) => e.seq)).toEqual([26])
+    log.truncate(20)
+    expect(log.entries()).toEqual([])
+    expect(log.bytes).toBe(0)
+    expect(log.record(draft(['eth_call'])).seq).toBe(21)
+  })
+
+  it('counts the string a key was cut from', () => {
+    const log = new RequestLog(10_000, 1_000_000)
+    log.record(draft(['eth_call']), 16 * 1024)
+    expect(log.bytes).toBe(entryBytes(draft(['eth_call'])) - 64 + 32 * 1024)
+  })
+
+  it('estimates at least what entries weigh in the heap', () => {
+    const shapes: [string, () => RequestLogDraft][] = [
+      ['one call', () => draft(['eth_blockNumber'])],
+      ['a batch of 100 calls', () => draft(Array.from({ length: 100 }, (_, i) => `eth_method${i}`))],
+      ['a batch of 20 cut methods', () => draft(Array.from({ length: 20 }, (_, i) => `${i}${'z'.repeat(10_000)}`))],
+      ['a cut key', () => draft(['eth_call'], loggedText(`k${'k'.repeat(20_000)}`))],
+    ]
+    for (const [name, make] of shapes) {
+      const n = name === 'one call' ? 20_000 : 500
+      const log = new RequestLog(n, Number.MAX_SAFE_INTEGER)
+      const before = heapAfterGc()
+      for (let i = 0; i < n; i++) log.record(make())
+      const perEntry = (heapAfterGc() - before) / n
+      expect(log.entries()).toHaveLength(n)
+      expect(perEntry, name).toBeLessThanOrEqual(log.bytes / n)
+    }
+  })
+})
