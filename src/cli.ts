@@ -131,7 +131,7 @@ export function startBanner(server: RunningServer): string {
 /** A fixture folder as it is; a source file through the builder, imported for it. */
 async function loadChain(path: string, name: string): Promise<Chain> {
   if (path.endsWith('.json')) return (await import('./builder/serveSource.ts')).loadFixtureOrSource(path, name)
-  return (await import('./chain/loadFixture.ts')).loadFixture(path, { name })
+  return (await import('./chain/loading/loadFixture.ts')).loadFixture(path, { name })
 }
 
 export interface CliIo {

@@ -57,7 +57,7 @@ export type { LoggedCall, RequestLogEntry } from './gateway/requestLog.ts'
 export * from './gateway/errors.ts'
 
 // Chains: load a fixture folder, and drive mining, snapshots and forks (README: Sending transactions).
-export { loadFixture } from './chain/loadFixture.ts'
-export type { LoadOptions } from './chain/loadFixture.ts'
+export { loadFixture } from './chain/loading/loadFixture.ts'
+export type { LoadOptions } from './chain/loading/loadFixture.ts'
 export { Chain, ChainSnapshot } from './chain/chain.ts'
 export type { BlockRecord, ChainClock, MiningMode, PendingTransaction } from './chain/chain.ts'

@@ -3,7 +3,7 @@
  * chain from the parsed file (through src/chain/genesis.ts), so the fixture is made with exactly
  * the rules the loader will read it with.
  */
-import type { GenesisFile } from '../chain/genesis.ts'
+import type { GenesisFile } from '../chain/loading/genesis.ts'
 import { toQuantity } from '../encoding/hex.ts'
 import { SYSTEM_CONTRACTS } from './systemContracts.ts'
 

@@ -22,8 +22,8 @@ import { estimateGas } from './estimateGas.ts'
 import { failureReason } from './failureReason.ts'
 import { headerShellFields } from './mineBlock.ts'
 import type { BlockPlan } from './mineBlock.ts'
-import type { OpenChain } from '../chain/genesis.ts'
-import { withoutEthereumJsContext } from '../chain/ethereumjsMessage.ts'
+import type { OpenChain } from '../chain/loading/genesis.ts'
+import { withoutEthereumJsContext } from '../chain/vm/ethereumjsMessage.ts'
 
 /** What the scratch run saw, to be checked against the real block. */
 export interface PlannedTx {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Chain } from '../chain/chain.ts'
-import { loadFixture } from '../chain/loadFixture.ts'
+import { loadFixture } from '../chain/loading/loadFixture.ts'
 import { buildFixtureFromSource, readScenarioFile, writeFixtureFiles } from './buildFixture.ts'
 
 /** True when `path` names a source file rather than a fixture folder. */

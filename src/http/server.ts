@@ -84,7 +84,7 @@ export interface RunningServer {
 }
 
 async function defaultLoadChain(folder: string, name: string): Promise<Chain> {
-  const { loadFixture } = await import('../chain/loadFixture.ts')
+  const { loadFixture } = await import('../chain/loading/loadFixture.ts')
   return loadFixture(folder, { name })
 }
 

@@ -97,7 +97,7 @@ describe('buildFixture', () => {
 
 describe('the project loader', () => {
   it.each(defaultScenarios())('loads $network', async ({ outDir, network }) => {
-    const { loadFixture } = await import('../../src/chain/loadFixture.ts')
+    const { loadFixture } = await import('../../src/chain/loading/loadFixture.ts')
     const chain = await loadFixture(outDir, { name: network })
     const { forkchoice, accounts } = readFixture(outDir)
     expect(chain.chainId).toBe(BigInt(accounts.chainId))

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildFixture, buildFixtureFromSource, readScenarioFile } from '../../src/builder/buildFixture.ts'
-import { loadFixture } from '../../src/chain/loadFixture.ts'
+import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
 import { clientFor } from '../support/rpcClient.ts'
 import type { RpcClient } from '../support/rpcClient.ts'
 

@@ -10,8 +10,8 @@ import type { Block } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { runBlock } from '@ethereumjs/vm'
 import type { RunBlockResult } from '@ethereumjs/vm'
-import { openGenesisChain } from '../../src/chain/genesis.ts'
-import type { GenesisFile, OpenChain } from '../../src/chain/genesis.ts'
+import { openGenesisChain } from '../../src/chain/loading/genesis.ts'
+import type { GenesisFile, OpenChain } from '../../src/chain/loading/genesis.ts'
 
 export function splitRlpBlocks(bytes: Uint8Array): Uint8Array[][] {
   const blocks: Uint8Array[][] = []

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { RLP } from '@ethereumjs/rlp'
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import { FixtureError, loadFixture } from '../../src/chain/loadFixture.ts'
+import { FixtureError, loadFixture } from '../../src/chain/loading/loadFixture.ts'
 import { hasSharedFixtures, HIVE_TESTS } from '../support/hive.ts'
 
 /** Header field positions in the RLP list (yellow paper order). */

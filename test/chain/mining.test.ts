@@ -5,7 +5,7 @@
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Chain, ChainSnapshot } from '../../src/chain/chain.ts'
-import { loadFixture } from '../../src/chain/loadFixture.ts'
+import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
 import { clientFor } from '../support/rpcClient.ts'
 import type { RpcClient } from '../support/rpcClient.ts'
 import { account, signed1559 } from './txSigning.ts'

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAddressFromString } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import { loadFixture } from '../../src/chain/loadFixture.ts'
+import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
 import type { Chain } from '../../src/chain/chain.ts'
 import { fixtureBook } from '../support/fixtureBook.ts'
 

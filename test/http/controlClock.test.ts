@@ -4,7 +4,7 @@
  */
 import request from 'supertest'
 import { describe, expect, it } from 'vitest'
-import { loadFixture } from '../../src/chain/loadFixture.ts'
+import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
 import { createApp } from '../../src/http/app.ts'
 import { account, signed1559 } from '../chain/txSigning.ts'
 

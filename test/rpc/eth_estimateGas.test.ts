@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs'
 import { encodeErrorResult, encodeFunctionData, parseAbi, parseEther } from 'viem'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { estimateGas } from '../../src/chain/estimateGas.ts'
-import { CallError, CallSession } from '../../src/chain/execution.ts'
+import { estimateGas } from '../../src/chain/execution/estimateGas.ts'
+import { CallError, CallSession } from '../../src/chain/execution/execution.ts'
 import { fixtureClient } from '../support/rpcClient.ts'
 import type { RpcClient } from '../support/rpcClient.ts'
 

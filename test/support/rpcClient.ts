@@ -4,7 +4,7 @@
  */
 import request from 'supertest'
 import type { Chain } from '../../src/chain/chain.ts'
-import { loadFixture } from '../../src/chain/loadFixture.ts'
+import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
 import { createApp } from '../../src/http/app.ts'
 import type { GatewayApp } from '../../src/http/app.ts'
 import { HIVE_TESTS } from './hive.ts'

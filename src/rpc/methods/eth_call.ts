@@ -1,4 +1,4 @@
-import { CallRejected, runCall } from '../../chain/call.ts'
+import { CallRejected, runCall } from '../../chain/execution/call.ts'
 import { toData } from '../../encoding/hex.ts'
 import { revertMessage } from '../../encoding/revert.ts'
 import { callObject } from '../callObject.ts'

@@ -1,6 +1,6 @@
 import type { BlockSelector } from '../../chain/chain.ts'
-import { estimateGas, EstimateRevert } from '../../chain/estimateGas.ts'
-import { CallError } from '../../chain/execution.ts'
+import { estimateGas, EstimateRevert } from '../../chain/execution/estimateGas.ts'
+import { CallError } from '../../chain/execution/execution.ts'
 import { toData, toQuantity } from '../../encoding/hex.ts'
 import { revertMessage } from '../../encoding/revert.ts'
 import { LATEST, stateRecord } from '../blocks.ts'

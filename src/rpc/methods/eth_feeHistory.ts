@@ -1,4 +1,4 @@
-import { feeHistory, FeeHistoryError } from '../../chain/feeHistory.ts'
+import { feeHistory, FeeHistoryError } from '../../chain/fees/feeHistory.ts'
 import { ServerError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { ArgumentError, optional } from '../params.ts'

@@ -1,4 +1,4 @@
-import { suggestTipCap } from '../../chain/gasPrice.ts'
+import { suggestTipCap } from '../../chain/fees/gasPrice.ts'
 import { toQuantity } from '../../encoding/hex.ts'
 import { defineMethod } from '../method.ts'
 

@@ -1,4 +1,4 @@
-import { renderBlock } from '../../chain/renderBlock.ts'
+import { renderBlock } from '../../chain/blocks/renderBlock.ts'
 import { defineMethod } from '../method.ts'
 import { hash, bool } from '../validators.ts'
 

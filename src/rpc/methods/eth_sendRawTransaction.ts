@@ -1,5 +1,5 @@
-import { TxDecodeError } from '../../chain/rawTransaction.ts'
-import { TxRejectedError } from '../../chain/txPool.ts'
+import { TxDecodeError } from '../../chain/pool/rawTransaction.ts'
+import { TxRejectedError } from '../../chain/pool/txPool.ts'
 import { ServerError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { ArgumentError } from '../params.ts'

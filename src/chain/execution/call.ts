@@ -11,7 +11,7 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { toChecksumAddress } from '@ethereumjs/util'
-import type { BlockRecord, Chain } from './chain.ts'
+import type { BlockRecord, Chain } from '../chain.ts'
 import { CallError, CallSession } from './execution.ts'
 import type { CallArgs, ExecutionOutcome } from './execution.ts'
 

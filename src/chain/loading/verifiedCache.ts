@@ -14,12 +14,12 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
-import type { ReceiptJson, TransactionJson } from './render.ts'
+import type { ReceiptJson, TransactionJson } from '../blocks/render.ts'
 
 const FORMAT = 3
 
 /** Where caches live unless told otherwise: the project's node_modules/.cache, as other tools do. */
-export const DEFAULT_CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/.cache/gateway-double')
+export const DEFAULT_CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../node_modules/.cache/gateway-double')
 
 export interface CachedRecord {
   /** The block's hash, as the verified block gave it. */
@@ -46,13 +46,13 @@ interface CacheFile {
 
 let codeHash: string | undefined
 
-/** A hash of the code a cached result depends on: every module of src/chain and src/encoding. */
+/** A hash of the code a cached result depends on: every module of src/chain (its rooms included) and src/encoding. */
 function ownCodeHash(): string {
   if (codeHash) return codeHash
   const hash = createHash('sha256')
-  const here = dirname(fileURLToPath(import.meta.url))
-  for (const dir of [here, join(here, '../encoding')]) {
-    for (const file of readdirSync(dir).sort()) {
+  const chainDir = join(dirname(fileURLToPath(import.meta.url)), '..')
+  for (const dir of [chainDir, join(chainDir, '../encoding')]) {
+    for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
       if (/\.(ts|js)$/.test(file)) hash.update(file).update(readFileSync(join(dir, file)))
     }
   }

@@ -10,11 +10,11 @@ import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
-import { intrinsicGas } from './call.ts'
-import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
+import { intrinsicGas } from '../execution/call.ts'
+import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
 import type { DecodedTx, FieldValue } from './rawTransaction.ts'
-import { renderTransaction } from './render.ts'
-import type { TransactionJson } from './render.ts'
+import { renderTransaction } from '../blocks/render.ts'
+import type { TransactionJson } from '../blocks/render.ts'
 
 /** The pool (or geth's RPC layer before it) refused a transaction; the message is geth's. */
 export class TxRejectedError extends Error {

@@ -14,9 +14,9 @@ import { concatBytes, KECCAK256_RLP, MapDB, SHA256_NULL } from '@ethereumjs/util
 import type { VM } from '@ethereumjs/vm'
 import { createRequire } from 'node:module'
 import type { KZG } from 'micro-eth-signer/kzg.js'
-import { ecrecover } from '../encoding/ecrecover.ts'
-import { keccak256 } from '../encoding/keccak.ts'
-import { merkleState, vmLibraries } from './vmLibraries.ts'
+import { ecrecover } from '../../encoding/ecrecover.ts'
+import { keccak256 } from '../../encoding/keccak.ts'
+import { merkleState, vmLibraries } from '../vm/vmLibraries.ts'
 
 const require = createRequire(import.meta.url)
 let kzg: KZG | undefined

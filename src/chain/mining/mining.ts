@@ -12,11 +12,11 @@ import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 import type { RunBlockResult, VM } from '@ethereumjs/vm'
-import { keccak256 } from '../encoding/keccak.ts'
-import type { BlockRecord } from './chain.ts'
-import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
-import { recordFromExecution } from './record.ts'
-import { loadedVmLibraries } from './vmLibraries.ts'
+import { keccak256 } from '../../encoding/keccak.ts'
+import type { BlockRecord } from '../chain.ts'
+import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
+import { recordFromExecution } from '../blocks/record.ts'
+import { loadedVmLibraries } from '../vm/vmLibraries.ts'
 
 /** The child's header fields that do not depend on its transactions. */
 export function childHeaderFields(parent: BlockRecord, common: Common, timestamp: bigint, coinbase: string): HeaderData {

@@ -25,8 +25,8 @@
  * answered from the kept answer (concurrent ones share one estimation); blocks added later have
  * their own hashes, so nothing is ever invalidated.
  */
-import { jsonReplacer } from '../encoding/hex.ts'
-import type { BlockRecord, Chain } from './chain.ts'
+import { jsonReplacer } from '../../encoding/hex.ts'
+import type { BlockRecord, Chain } from '../chain.ts'
 import { CallError, CallSession } from './execution.ts'
 import type { CallArgs, ExecutionOutcome } from './execution.ts'
 

@@ -4,7 +4,7 @@
  * addresses (empty: any address); topic position i matches any hash of its set (empty or null:
  * any topic), and a log with fewer topics than the filter has positions never matches.
  */
-import type { BlockRecord, Chain } from './chain.ts'
+import type { BlockRecord, Chain } from '../chain.ts'
 import type { LogJson } from './render.ts'
 
 export interface LogFilter {

@@ -8,7 +8,7 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import type { EIP7702CompatibleTx } from '@ethereumjs/tx'
 import { bytesToBigInt, bytesToHex, createAddressFromString, createContractAddress } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
-import { toQuantity } from '../encoding/hex.ts'
+import { toQuantity } from '../../encoding/hex.ts'
 
 export interface LogJson {
   address: string

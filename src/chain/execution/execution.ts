@@ -17,10 +17,10 @@ import type { TypedTransaction, TypedTxData } from '@ethereumjs/tx'
 import { createAddressFromString, createZeroAddress, toChecksumAddress } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
-import type { BlockStateManager } from './blockState.ts'
-import type { BlockRecord, Chain } from './chain.ts'
-import { withoutEthereumJsContext } from './ethereumjsMessage.ts'
-import { loadedVmLibraries, stateLibraries, vmLibraries } from './vmLibraries.ts'
+import type { BlockStateManager } from '../vm/blockState.ts'
+import type { BlockRecord, Chain } from '../chain.ts'
+import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
+import { loadedVmLibraries, stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
 
 /** A call as eth_call / eth_estimateGas receive it (geth's `TransactionArgs`), already parsed. */
 export interface CallArgs {

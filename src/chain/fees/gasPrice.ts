@@ -18,7 +18,7 @@
  * from that start price, so the suggestion is a function of the chain alone.
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
-import type { BlockRecord, Chain } from './chain.ts'
+import type { BlockRecord, Chain } from '../chain.ts'
 
 /** `ethconfig.FullNodeGPO.Blocks`. */
 export const ORACLE_BLOCKS = 20

@@ -8,9 +8,9 @@
  * ratio of 0. As geth does, the "next" blob base fee is computed with the block's own fork rules.
  * `pending` names the head: the double mines at once, so there is no pending block apart from it.
  */
-import type { BlockRecord, BlockSelector, Chain } from './chain.ts'
+import type { BlockRecord, BlockSelector, Chain } from '../chain.ts'
 import { effectiveTip } from './gasPrice.ts'
-import { toQuantity } from '../encoding/hex.ts'
+import { toQuantity } from '../../encoding/hex.ts'
 
 /** geth's `FullNodeGPO.MaxHeaderHistory` and `MaxBlockHistory`: longer requests are cut to this. */
 export const MAX_FEE_HISTORY = 1024n
