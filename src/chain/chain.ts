@@ -6,12 +6,11 @@
  * needs, is made on first use (`getVm()`): a chain that only answers reads never loads
  * `@ethereumjs/vm` and `@ethereumjs/evm`.
  *
- * The chain also grows: eth_sendRawTransaction's transactions pass geth's pool rules (txPool.ts)
- * and are mined into new blocks on the head (mining.ts), at once (`auto`) or when `mine()` is
+ * The chain also grows: eth_sendRawTransaction's transactions pass geth's pool rules (pool/txPool.ts)
+ * and are mined into new blocks on the head (mining/mining.ts), at once (`auto`) or when `mine()` is
  * called (`manual`). `snapshot()`/`restore()` go back to an earlier head, and `fork()` makes an
  * independent copy. Sends, mining, restores and forks run one at a time, in call order.
  */
-import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { bytesToHex, createAddressFromString, toChecksumAddress } from '@ethereumjs/util'
@@ -19,38 +18,18 @@ import type { VM } from '@ethereumjs/vm'
 import { keccak256 } from '../encoding/keccak.ts'
 import type { BlockStateManager } from './vm/blockState.ts'
 import { BlockStore } from './blocks/blockStore.ts'
+import type { ChainReader } from './blocks/chainReader.ts'
+import type { BlockRecord, BlockSelector } from './blocks/types.ts'
+import { SYSTEM_CLOCK } from './clock.ts'
+import type { ChainClock } from './clock.ts'
 import { childHeaderFields, MiningError, mineChild } from './mining/mining.ts'
 import { decodeRawTransaction } from './pool/rawTransaction.ts'
-import type { ReceiptJson, TransactionJson } from './blocks/render.ts'
 import { checkSubmission, poolTransaction, selectExecutable, TxRejectedError, validateTransaction, validateWithState } from './pool/txPool.ts'
 import type { PoolTransaction } from './pool/txPool.ts'
 import { stateLibraries, vmLibraries } from './vm/vmLibraries.ts'
 
-/** One block and everything read from it, rendered once when the block is loaded or mined. */
-export interface BlockRecord {
-  readonly block: Block
-  readonly number: bigint
-  readonly hash: string
-  readonly timestamp: bigint
-  readonly transactions: readonly TransactionJson[]
-  readonly receipts: readonly ReceiptJson[]
-}
-
-/** A block as named in a request, after tag resolution. */
-export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized'
-export type BlockSelector =
-  | { kind: 'tag'; tag: BlockTag }
-  | { kind: 'number'; number: bigint }
-  | { kind: 'hash'; hash: string }
-
 /** `auto`: every valid transaction is mined at once, in a block of its own. `manual`: they wait for `mine()`. */
 export type MiningMode = 'auto' | 'manual'
-
-import type { ChainClock } from './clock.ts'
-import { SYSTEM_CLOCK } from './clock.ts'
-
-export type { ChainClock }
-export { SYSTEM_CLOCK }
 
 /** A transaction waiting in the pool. */
 export type PendingTransaction = PoolTransaction
@@ -106,7 +85,7 @@ export interface ChainOptions {
   miningMode?: MiningMode
 }
 
-export class Chain {
+export class Chain implements ChainReader {
   readonly name: string
   readonly common: Common
   /** The blocks; also the blockchain the VM reads BLOCKHASH from. */

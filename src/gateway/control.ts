@@ -17,7 +17,8 @@
  * Errors: `ControlInputError` (400, names the field), `ControlNotFoundError` (404),
  * `ChainFeatureMissingError` (501); all are `ControlError`s.
  */
-import type { BlockRecord, Chain } from '../chain/chain.ts'
+import type { Chain } from '../chain/chain.ts'
+import type { BlockRecord } from '../chain/blocks/types.ts'
 import { jsonText } from '../encoding/jsonText.ts'
 import type { ControllableClock } from './clock.ts'
 import { ConfigError, parseKeys, parseNetworkName } from './config.ts'

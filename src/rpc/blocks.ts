@@ -1,5 +1,6 @@
 /** The block a state-reading method reads, with geth's errors for one it cannot find (code -32000). */
-import type { BlockRecord, BlockSelector, Chain } from '../chain/chain.ts'
+import type { Chain } from '../chain/chain.ts'
+import type { BlockRecord, BlockSelector } from '../chain/blocks/types.ts'
 import { ServerError } from './errors.ts'
 
 export class HeaderNotFoundError extends ServerError {

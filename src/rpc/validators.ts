@@ -2,7 +2,7 @@
  * Parameter parsers, each accepting what geth's JSON decoding accepts and failing with its words
  * (`parseParams` adds the `invalid argument N: ` prefix).
  */
-import type { BlockSelector, BlockTag } from '../chain/chain.ts'
+import type { BlockSelector, BlockTag } from '../chain/blocks/types.ts'
 import { InvalidParamsError } from './errors.ts'
 import { ArgumentError } from './params.ts'
 import type { Param } from './params.ts'

@@ -6,7 +6,7 @@
  */
 import type { Block } from '@ethereumjs/block'
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
-import type { BlockRecord } from '../chain.ts'
+import type { BlockRecord } from './types.ts'
 
 export class BlockStore implements EVMMockBlockchainInterface {
   /** `records[i].number === records[0].number + i`. */

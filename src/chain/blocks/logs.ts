@@ -4,7 +4,8 @@
  * addresses (empty: any address); topic position i matches any hash of its set (empty or null:
  * any topic), and a log with fewer topics than the filter has positions never matches.
  */
-import type { BlockRecord, Chain } from '../chain.ts'
+import type { ChainReader } from './chainReader.ts'
+import type { BlockRecord } from './types.ts'
 import type { LogJson } from './render.ts'
 
 export interface LogFilter {
@@ -30,7 +31,7 @@ export function blockLogs(record: BlockRecord, filter: LogFilter): LogJson[] {
 }
 
 /** The matching logs of blocks `from` to `to` (inclusive, both within the chain). */
-export function rangeLogs(chain: Chain, from: bigint, to: bigint, filter: LogFilter): LogJson[] {
+export function rangeLogs(chain: ChainReader, from: bigint, to: bigint, filter: LogFilter): LogJson[] {
   const out: LogJson[] = []
   for (let n = from; n <= to; n++) {
     const record = chain.byNumber(n)

@@ -7,7 +7,7 @@
 import type { Block } from '@ethereumjs/block'
 import { bytesToHex } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
-import type { BlockRecord } from '../chain.ts'
+import type { BlockRecord } from './types.ts'
 import { inclusionOf, renderReceipt, renderTransaction } from './render.ts'
 import type { ReceiptJson, TransactionJson } from './render.ts'
 

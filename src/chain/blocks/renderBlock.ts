@@ -11,7 +11,7 @@
 import type { Block } from '@ethereumjs/block'
 import { bytesToHex } from '@ethereumjs/util'
 import { toQuantity } from '../../encoding/hex.ts'
-import type { BlockRecord } from '../chain.ts'
+import type { BlockRecord } from './types.ts'
 
 export type BlockJson = Record<string, unknown> & { hash: string; transactions: unknown[] }
 

@@ -9,14 +9,12 @@
  * floor, fee caps) as `err: <reason> (supplied gas <gas>)`, in geth's order (the balance first)
  * and with the sender checksummed, as geth's `Address.Hex()` writes it.
  */
-import type { Common } from '@ethereumjs/common'
 import { toChecksumAddress } from '@ethereumjs/util'
-import type { BlockRecord, Chain } from '../chain.ts'
+import type { ChainReader } from '../blocks/chainReader.ts'
+import type { BlockRecord } from '../blocks/types.ts'
+import { intrinsicGas, isOsakaAt, MAX_TX_GAS } from '../vm/gasRules.ts'
 import { CallError, CallSession } from './execution.ts'
 import type { CallArgs, ExecutionOutcome } from './execution.ts'
-
-/** EIP-7825's transaction gas cap, in force from Osaka. */
-export const MAX_TX_GAS_OSAKA = 1n << 24n
 
 /** A call geth refuses before or around execution; the message is geth's, complete. */
 export class CallRejected extends Error {
@@ -32,10 +30,10 @@ export interface CallResult {
 /** geth's `CallDefaults` errors, which eth_call answers without the `err: ... (supplied gas)` frame. */
 const ARGUMENT_ERRORS = [/^both gasPrice and \(maxFeePerGas or maxPriorityFeePerGas\) specified/, /^chainId does not match/]
 
-export async function runCall(chain: Chain, record: BlockRecord, args: CallArgs, gasCap: bigint): Promise<CallResult> {
+export async function runCall(chain: ChainReader, record: BlockRecord, args: CallArgs, gasCap: bigint): Promise<CallResult> {
   let gas = args.gas ?? gasCap
   if (gas > gasCap) gas = gasCap
-  if (gas > MAX_TX_GAS_OSAKA && isOsakaAt(chain, record)) gas = MAX_TX_GAS_OSAKA
+  if (gas > MAX_TX_GAS && isOsakaAt(chain.common, record.number, record.timestamp)) gas = MAX_TX_GAS
   const capped: CallArgs = { ...args, gas }
 
   let session: CallSession
@@ -68,7 +66,7 @@ function applyMessageError(reason: string, gas: bigint): string {
  * * blob fee cap)`, then the intrinsic cost, then (Prague) the calldata floor.
  */
 async function buyGasOrIntrinsic(
-  chain: Chain,
+  chain: ChainReader,
   record: BlockRecord,
   args: CallArgs,
   session: CallSession,
@@ -84,24 +82,4 @@ async function buyGasOrIntrinsic(
   if (gas < intrinsic) return `intrinsic gas too low: have ${gas}, want ${intrinsic}`
   if (floor !== undefined && gas < floor) return `insufficient gas for floor data gas cost: have ${gas}, want ${floor}`
   return `intrinsic gas too low: have ${gas}, want ${intrinsic > (floor ?? 0n) ? intrinsic : floor}`
-}
-
-/** geth's `IntrinsicGas` and, from Prague, `FloorDataGas` (EIP-7623). */
-export function intrinsicGas(common: Common, args: CallArgs): { intrinsic: bigint; floor: bigint | undefined } {
-  const data = args.data ?? new Uint8Array()
-  const create = args.to === undefined
-  let gas = create && common.gteHardfork('homestead') ? 53000n : 21000n
-  const zeros = BigInt(data.filter((b) => b === 0).length)
-  const nonZeros = BigInt(data.length) - zeros
-  gas += nonZeros * (common.gteHardfork('istanbul') ? 16n : 68n) + zeros * 4n
-  if (create && common.isActivatedEIP(3860)) gas += ((BigInt(data.length) + 31n) / 32n) * 2n
-  for (const entry of args.accessList ?? []) gas += 2400n + BigInt(entry.storageKeys.length) * 1900n
-  gas += BigInt(args.authorizationList?.length ?? 0) * 25000n
-  const floor = common.isActivatedEIP(7623) ? 21000n + (nonZeros * 4n + zeros) * 10n : undefined
-  return { intrinsic: gas, floor }
-}
-
-export function isOsakaAt(chain: Chain, record: BlockRecord): boolean {
-  const hardfork = chain.common.getHardforkBy({ blockNumber: record.number, timestamp: record.timestamp })
-  return chain.common.hardforkGteHardfork(hardfork, 'osaka')
 }

@@ -26,13 +26,14 @@
  * their own hashes, so nothing is ever invalidated.
  */
 import { jsonReplacer } from '../../encoding/hex.ts'
-import type { BlockRecord, Chain } from '../chain.ts'
+import type { ChainReader } from '../blocks/chainReader.ts'
+import type { BlockRecord } from '../blocks/types.ts'
+import { isOsakaAt, MAX_TX_GAS } from '../vm/gasRules.ts'
 import { CallError, CallSession } from './execution.ts'
 import type { CallArgs, ExecutionOutcome } from './execution.ts'
 
 const TX_GAS = 21000n
 const CALL_STIPEND = 2300n
-const MAX_TX_GAS_OSAKA = 1n << 24n
 const ERROR_RATIO = 0.015
 
 /** The call reverted: geth answers code 3 with the revert data. */
@@ -66,9 +67,9 @@ export interface EstimateResult {
 /** How many answers each chain keeps (the most recently asked). */
 const ANSWERS_KEPT = 4096
 
-const answers = new WeakMap<Chain, Map<string, Promise<EstimateResult>>>()
+const answers = new WeakMap<ChainReader, Map<string, Promise<EstimateResult>>>()
 
-export function estimateGas(chain: Chain, record: BlockRecord, args: CallArgs, opts: EstimateOptions): Promise<EstimateResult> {
+export function estimateGas(chain: ChainReader, record: BlockRecord, args: CallArgs, opts: EstimateOptions): Promise<EstimateResult> {
   let kept = answers.get(chain)
   if (!kept) answers.set(chain, (kept = new Map()))
   const key = answerKey(record, args, opts.gasCap, opts.decideFromTrace)
@@ -114,7 +115,7 @@ function answerKey(record: BlockRecord, a: CallArgs, gasCap: bigint, decideFromT
   return JSON.stringify(fields, jsonReplacer)
 }
 
-async function estimate(chain: Chain, record: BlockRecord, args: CallArgs, opts: EstimateOptions): Promise<EstimateResult> {
+async function estimate(chain: ChainReader, record: BlockRecord, args: CallArgs, opts: EstimateOptions): Promise<EstimateResult> {
   // geth's CallDefaults: a given gas above the cap is lowered to it.
   const capped: CallArgs = args.gas !== undefined && args.gas > opts.gasCap ? { ...args, gas: opts.gasCap } : args
   const session = await CallSession.open(chain, record, capped)
@@ -138,7 +139,7 @@ async function estimate(chain: Chain, record: BlockRecord, args: CallArgs, opts:
   }
 
   let hi = capped.gas !== undefined && capped.gas >= TX_GAS ? capped.gas : header.gasLimit
-  if (hi > MAX_TX_GAS_OSAKA && isOsakaAt(chain, record)) hi = MAX_TX_GAS_OSAKA
+  if (hi > MAX_TX_GAS && isOsakaAt(chain.common, record.number, record.timestamp)) hi = MAX_TX_GAS
 
   if (session.feeCap !== 0n) {
     let available = await session.balance()
@@ -187,9 +188,4 @@ async function estimate(chain: Chain, record: BlockRecord, args: CallArgs, opts:
     else hi = mid
   }
   return { gas: hi, executions, evmRuns }
-}
-
-function isOsakaAt(chain: Chain, record: BlockRecord): boolean {
-  const hardfork = chain.common.getHardforkBy({ blockNumber: record.number, timestamp: record.timestamp })
-  return chain.common.hardforkGteHardfork(hardfork, 'osaka')
 }

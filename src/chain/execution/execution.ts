@@ -18,7 +18,8 @@ import { createAddressFromString, createZeroAddress, toChecksumAddress } from '@
 import type { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import type { BlockStateManager } from '../vm/blockState.ts'
-import type { BlockRecord, Chain } from '../chain.ts'
+import type { ChainReader } from '../blocks/chainReader.ts'
+import type { BlockRecord } from '../blocks/types.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
 import { loadedVmLibraries, stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
 
@@ -188,7 +189,7 @@ export class BlockCalls {
     }
   }
 
-  static async open(chain: Chain, record: BlockRecord): Promise<BlockCalls> {
+  static async open(chain: ChainReader, record: BlockRecord): Promise<BlockCalls> {
     const header = record.block.header
     // The first call imports @ethereumjs/vm and @ethereumjs/evm (not at start: see vmLibraries.ts).
     const [{ vm: vmLib, evm: evmLib }, { statemanager, blockState }, chainState] = await Promise.all([vmLibraries(), stateLibraries(), chain.getState()])
@@ -220,9 +221,9 @@ export class BlockCalls {
 }
 
 /** Each chain's block VMs, most recently used last. A new block (a new record) gets its own. */
-const blockCalls = new WeakMap<Chain, Map<BlockRecord, Promise<BlockCalls>>>()
+const blockCalls = new WeakMap<ChainReader, Map<BlockRecord, Promise<BlockCalls>>>()
 
-function callsAt(chain: Chain, record: BlockRecord): Promise<BlockCalls> {
+function callsAt(chain: ChainReader, record: BlockRecord): Promise<BlockCalls> {
   let kept = blockCalls.get(chain)
   if (!kept) blockCalls.set(chain, (kept = new Map()))
   let calls = kept.get(record)
@@ -268,7 +269,7 @@ export class CallSession {
    * Checks the fee fields as geth's `CallDefaults` does and prepares the call on the VM kept for
    * `record`'s state, with `record`'s header as the block context.
    */
-  static async open(chain: Chain, record: BlockRecord, args: CallArgs): Promise<CallSession> {
+  static async open(chain: ChainReader, record: BlockRecord, args: CallArgs): Promise<CallSession> {
     const header = record.block.header
     if (args.gasPrice !== undefined && (args.maxFeePerGas !== undefined || args.maxPriorityFeePerGas !== undefined)) {
       throw new CallError('both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified')

@@ -8,7 +8,8 @@
  * ratio of 0. As geth does, the "next" blob base fee is computed with the block's own fork rules.
  * `pending` names the head: the double mines at once, so there is no pending block apart from it.
  */
-import type { BlockRecord, BlockSelector, Chain } from '../chain.ts'
+import type { ChainReader } from '../blocks/chainReader.ts'
+import type { BlockRecord, BlockSelector } from '../blocks/types.ts'
 import { effectiveTip } from './gasPrice.ts'
 import { toQuantity } from '../../encoding/hex.ts'
 
@@ -39,7 +40,7 @@ function goFloat(p: number): string {
   return p.toFixed(6)
 }
 
-export function feeHistory(chain: Chain, count: bigint, end: BlockSelector, percentiles: readonly number[] | undefined): FeeHistoryJson {
+export function feeHistory(chain: ChainReader, count: bigint, end: BlockSelector, percentiles: readonly number[] | undefined): FeeHistoryJson {
   const empty: FeeHistoryJson = { oldestBlock: '0x0', gasUsedRatio: null }
   if (count < 1n) return empty
   const wanted = percentiles ?? []
@@ -107,7 +108,7 @@ interface BlockFees {
 }
 
 /** geth's `processBlock`. */
-function blockFees(chain: Chain, record: BlockRecord, percentiles: readonly number[]): BlockFees {
+function blockFees(chain: ChainReader, record: BlockRecord, percentiles: readonly number[]): BlockFees {
   const header = record.block.header
   const fees: BlockFees = {
     baseFee: header.baseFeePerGas ?? 0n,
@@ -152,7 +153,7 @@ function blockFees(chain: Chain, record: BlockRecord, percentiles: readonly numb
  * The base fee of the block after `record` (geth's `CalcBaseFee` on its header): read from that
  * block where the chain has it, computed for the head; London's initial base fee across the fork.
  */
-function nextBaseFee(chain: Chain, record: BlockRecord): bigint {
+function nextBaseFee(chain: ChainReader, record: BlockRecord): bigint {
   const child = chain.byNumber(record.number + 1n)
   if (child) return child.block.header.baseFeePerGas ?? 0n
   const header = record.block.header

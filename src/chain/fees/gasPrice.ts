@@ -18,7 +18,8 @@
  * from that start price, so the suggestion is a function of the chain alone.
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
-import type { BlockRecord, Chain } from '../chain.ts'
+import type { ChainReader } from '../blocks/chainReader.ts'
+import type { BlockRecord } from '../blocks/types.ts'
 
 /** `ethconfig.FullNodeGPO.Blocks`. */
 export const ORACLE_BLOCKS = 20
@@ -66,10 +67,10 @@ function blockValues(record: BlockRecord): bigint[] {
   return prices
 }
 
-const cache = new WeakMap<Chain, { head: string; tip: bigint }>()
+const cache = new WeakMap<ChainReader, { head: string; tip: bigint }>()
 
 /** geth's `SuggestTipCap` at the chain's head (see the module comment). */
-export function suggestTipCap(chain: Chain): bigint {
+export function suggestTipCap(chain: ChainReader): bigint {
   const head = chain.head
   const cached = cache.get(chain)
   if (cached && cached.head === head.hash) return cached.tip

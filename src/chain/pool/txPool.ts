@@ -10,8 +10,8 @@ import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
-import { intrinsicGas } from '../execution/call.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
+import { intrinsicGas, MAX_TX_GAS } from '../vm/gasRules.ts'
 import type { DecodedTx, FieldValue } from './rawTransaction.ts'
 import { renderTransaction } from '../blocks/render.ts'
 import type { TransactionJson } from '../blocks/render.ts'
@@ -33,8 +33,6 @@ export const RPC_TX_FEE_CAP_WEI = 10n ** 18n
 export const MIN_TIP = 1n
 /** geth's default `--txpool.pricebump`: a replacement pays 10% more. */
 export const PRICE_BUMP = 10n
-/** EIP-7825 (Osaka): the most gas one transaction may have. */
-export const MAX_TX_GAS = 1n << 24n
 const MAX_INIT_CODE_SIZE = 49152
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 const U256_BITS = 256
@@ -141,7 +139,7 @@ export function validateTransaction(raw: Uint8Array, decoded: DecodedTx, rules: 
     to: create ? undefined : bytesToHex(bytes(f.To)),
     data,
     accessList,
-    authorizationList: authorizations.map(() => ({ chainId: 0n, address: '', nonce: 0n, yParity: 0n, r: 0n, s: 0n })),
+    authorizationList: authorizations,
   })
   if (gas < intrinsic) throw new TxRejectedError(`intrinsic gas too low: gas ${gas}, minimum needed ${intrinsic}`)
   if (floor !== undefined && gas < floor) {

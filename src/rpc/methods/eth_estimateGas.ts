@@ -1,4 +1,4 @@
-import type { BlockSelector } from '../../chain/chain.ts'
+import type { BlockSelector } from '../../chain/blocks/types.ts'
 import { estimateGas, EstimateRevert } from '../../chain/execution/estimateGas.ts'
 import { CallError } from '../../chain/execution/execution.ts'
 import { toData, toQuantity } from '../../encoding/hex.ts'

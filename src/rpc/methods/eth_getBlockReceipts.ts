@@ -1,4 +1,4 @@
-import type { BlockRecord } from '../../chain/chain.ts'
+import type { BlockRecord } from '../../chain/blocks/types.ts'
 import { defineMethod } from '../method.ts'
 import { RawJson } from '../rawJson.ts'
 import { blockNumberOrHashOrDecimal } from '../validators.ts'

@@ -1,4 +1,5 @@
-import type { BlockSelector, BlockTag, Chain } from '../../chain/chain.ts'
+import type { Chain } from '../../chain/chain.ts'
+import type { BlockSelector, BlockTag } from '../../chain/blocks/types.ts'
 import { blockLogs, rangeLogs } from '../../chain/blocks/logs.ts'
 import type { LogFilter } from '../../chain/blocks/logs.ts'
 import type { LogJson } from '../../chain/blocks/render.ts'
