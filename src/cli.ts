@@ -123,7 +123,7 @@ export function startBanner(server: RunningServer): string {
       '',
     )
   }
-  if (server.controlUrl !== undefined) out.push(`Control endpoint: ${server.controlUrl}/ (see "Controls" in the README)`, '')
+  if (server.controlUrl !== undefined) out.push(`Control endpoint: ${server.controlUrl}/ (see docs/controls-and-faults.md)`, '')
   out.push('From Node (viem, ethers): see "Reaching a network from Node" in the README.', 'Press Ctrl+C to stop.')
   return `${out.join('\n')}\n`
 }

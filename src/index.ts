@@ -56,7 +56,7 @@ export { REQUEST_LOG_LIMIT } from './gateway/requestLog.ts'
 export type { LoggedCall, RequestLogEntry } from './gateway/requestLog.ts'
 export * from './gateway/errors.ts'
 
-// Chains: load a fixture folder, and drive mining, snapshots and forks (README: Sending transactions).
+// Chains: load a fixture folder, and drive mining, snapshots and forks (docs/sending-and-mining.md).
 export { loadFixture } from './chain/loading/loadFixture.ts'
 export type { LoadOptions } from './chain/loading/loadFixture.ts'
 export { Chain, ChainSnapshot } from './chain/chain.ts'

@@ -35,7 +35,7 @@ const READ_METHODS = [
 ]
 
 /**
- * Fixtures of READ_METHODS that are not run, each with the reason (the README lists them). None:
+ * Fixtures of READ_METHODS that are not run, each with the reason (docs/methods.md lists them). None:
  * every fixture of these methods passes; the pool-dependent ones belong to other methods.
  */
 const EXCLUDED: Readonly<Record<string, string>> = {}

@@ -1,5 +1,5 @@
 /**
- * The README's vitest recipe, proven by running it: a real `vitest run` of
+ * The vitest recipe of docs/test-runners.md, proven by running it: a real `vitest run` of
  * test/e2e/recipe/vitest.config.ts in a child process, whose globalSetup is
  * `gateway-double/testing/vitest` (resolved through package.json `exports`) and whose spec files
  * reach the server it started. Its JSON report must show every spec passing and the run must

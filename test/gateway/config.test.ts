@@ -75,10 +75,10 @@ describe('parseConfig', () => {
   })
 })
 
-describe('README', () => {
+describe('docs/configuration.md', () => {
   it('its configuration example is a valid config', async () => {
     const { readFileSync } = await import('node:fs')
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    const readme = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8')
     const section = readme.slice(readme.indexOf('## Configuration'))
     const json = /```json\n([\s\S]*?)```/.exec(section)?.[1]
     expect(json).toBeDefined()

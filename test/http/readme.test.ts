@@ -1,6 +1,7 @@
 /**
- * The README stays true: its start command serves the default networks (the bin, spawned as a
- * user would run it), and each curl example returns the output the README shows.
+ * The README and the docs pages stay true: the README's start command serves the default networks
+ * (the bin, spawned as a user would run it), each of its curl examples returns the output it
+ * shows, and the worked example of docs/fixtures-and-scenarios.md runs as written.
  *
  * After a deliberate fixture change, `UPDATE_README=1 npx vitest run test/http/readme.test.ts`
  * rewrites the example outputs in README.md (compact up to 300 characters, else indented).
@@ -16,15 +17,20 @@ import { localhostFetch } from '../../src/http/client.ts'
 import { startServer } from '../../src/http/server.ts'
 import type { RunningServer } from '../../src/http/server.ts'
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+/** A page of the manual, by its path from the project folder (README.md, docs/*.md). */
+function page(path: string): string {
+  return readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
+}
+
+const README = page('README.md')
 const UPDATE = process.env.UPDATE_README === '1'
 const BIN = fileURLToPath(new URL('../../bin/gateway-double.js', import.meta.url))
 
-function section(title: string): string {
-  const start = README.indexOf(`\n## ${title}\n`)
+function section(title: string, text = README): string {
+  const start = text.indexOf(`\n## ${title}\n`)
   expect(start, title).toBeGreaterThan(0)
-  const end = README.indexOf('\n## ', start + 1)
-  return README.slice(start, end < 0 ? undefined : end)
+  const end = text.indexOf('\n## ', start + 1)
+  return text.slice(start, end < 0 ? undefined : end)
 }
 
 /** `rpc '<request>'` followed by a json block holding the expected output. */
@@ -111,12 +117,12 @@ describe('README', () => {
 })
 
 /**
- * The worked example of "Revert scenarios", run as written: every ```sh block in order, through
+ * The worked example of "Revert scenarios" (docs/fixtures-and-scenarios.md), run as written: every ```sh block in order, through
  * bash from the project folder. Only the port (`8546` becomes a free one) and the output folder
  * (`/tmp/vault` becomes a temporary one) are changed; each curl block's output must equal the
  * ```json block that follows it.
  */
-describe('README worked example (Revert scenarios)', () => {
+describe('docs/fixtures-and-scenarios.md worked example (Revert scenarios)', () => {
   const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
   function bash(line: string): Promise<string> {
@@ -126,7 +132,7 @@ describe('README worked example (Revert scenarios)', () => {
   }
 
   it('builds the fixture, serves it and reproduces its revert with curl', async () => {
-    const text = section('Revert scenarios')
+    const text = section('Revert scenarios', page('docs/fixtures-and-scenarios.md'))
     const blocks = [...text.matchAll(/```(sh|json)\n([\s\S]*?)```/g)].map((m) => ({ kind: m[1]!, body: m[2]! }))
     expect(blocks.filter((b) => b.kind === 'sh').length).toBeGreaterThanOrEqual(3)
     const dir = mkdtempSync(join(tmpdir(), 'gd-readme-'))
