@@ -25,6 +25,7 @@ import { execute as rpcExecute, isSupportedMethod as rpcIsSupported, errorRespon
 import type { ParsedMessage } from '../rpc/dispatch.ts'
 import { InternalError, InvalidRequestError, ParseError } from '../rpc/errors.ts'
 import type { RpcContext } from '../rpc/method.ts'
+import { needsRawId, rawBatchIds, rawIdOf } from '../rpc/rawIds.ts'
 import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from '../rpc/types.ts'
 import { DEFAULT_SERVICE_HOST, parseKeys, parseNetworkName, parseServiceHost } from './config.ts'
 import type { KeyConfigInput, KeySettings } from './config.ts'
@@ -155,7 +156,7 @@ export function planBody(body: Buffer | string, rpc: RpcBackend, batchLimit: num
     return { kind: 'answer', payload: errorResponse(null, new ParseError()), cost: BAD_REQUEST_COST, id: null }
   }
   if (!Array.isArray(json)) {
-    const message = parseMessage(json)
+    const message = parseMessage(json, needsRawId((json as { id?: unknown } | null)?.id, text) ? rawIdOf(text) : undefined)
     if (!message.ok) {
       return { kind: 'answer', payload: errorResponse(message.id, message.error), cost: BAD_REQUEST_COST, id: message.id }
     }
@@ -164,13 +165,14 @@ export function planBody(body: Buffer | string, rpc: RpcBackend, batchLimit: num
   if (json.length === 0) {
     return { kind: 'answer', payload: errorResponse(null, new InvalidRequestError('empty batch')), cost: BAD_REQUEST_COST, id: null }
   }
+  const rawIds = json.some((m: { id?: unknown } | null) => needsRawId(m?.id, text)) ? rawBatchIds(text) : []
+  const messages = json.map((m, i) => parseMessage(m, rawIds[i]))
   if (json.length > batchLimit) {
     // geth: one error in an array, with the id of the first call.
-    const first = json.map(parseMessage).find((m) => m.ok && !m.notification)
+    const first = messages.find((m) => m.ok && !m.notification)
     const id = first?.ok ? first.request.id : null
     return { kind: 'answer', payload: [errorResponse(id, new InvalidRequestError('batch too large'))], cost: BAD_REQUEST_COST, id: null }
   }
-  const messages = json.map(parseMessage)
   const cost = messages.reduce((sum, m) => sum + messageCost(m, rpc), BATCH_ENVELOPE_COST)
   return { kind: 'batch', messages, cost, id: null }
 }

@@ -2,7 +2,7 @@
  * The one place a gateway outcome becomes HTTP status, headers and body bytes: refusals
  * (`GatewayError`) and JSON-RPC responses alike. Headers are lowercase.
  */
-import { serializeResponses } from '../rpc/rawJson.ts'
+import { idJson, serializeResponses } from '../rpc/rawJson.ts'
 import { InvalidRequestError, MethodNotFoundError, ParseError } from '../rpc/errors.ts'
 import type { JsonRpcId, JsonRpcResponse } from '../rpc/types.ts'
 import { DailyCreditsExceededError, GatewayError, LimitError, ThroughputExceededError } from './errors.ts'
@@ -74,11 +74,8 @@ export function toHttpResponse(err: GatewayError, id: JsonRpcId = null): HttpRes
     }
     case 'rpc-limit': {
       const limit = err as LimitError
-      const body = JSON.stringify({
-        jsonrpc: '2.0',
-        id,
-        error: { code: err.code, event: limit.event, message: err.message, details: limit.details },
-      })
+      const error = JSON.stringify({ code: err.code, event: limit.event, message: err.message, details: limit.details })
+      const body = `{"jsonrpc":"2.0","id":${idJson(id)},"error":${error}}`
       return withBody(err.httpStatus, JSON_CONTENT_TYPE, body, { ...err.headers })
     }
     case 'empty':
@@ -117,7 +114,7 @@ const LOAD_BALANCER_TITLES: Readonly<Record<number, string>> = {
  */
 export function serverErrorResponse(status: 500 | 502 | 503 | 504, id: JsonRpcId): HttpResponse {
   if (status === 500) {
-    const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'internal error' } })
+    const body = `{"jsonrpc":"2.0","id":${idJson(id)},"error":{"code":-32603,"message":"internal error"}}`
     return withBody(500, JSON_CONTENT_TYPE, body)
   }
   const title = LOAD_BALANCER_TITLES[status]!

@@ -6,6 +6,7 @@ import { InternalError, InvalidRequestError, MethodNotFoundError, RpcError } fro
 import type { RpcErrorObject } from './errors.ts'
 import type { RpcContext } from './method.ts'
 import { parseParams } from './params.ts'
+import { RawId } from './rawIds.ts'
 import { METHODS } from './registry.ts'
 import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from './types.ts'
 
@@ -13,22 +14,34 @@ export type ParsedMessage =
   | { ok: true; request: JsonRpcRequest; notification: boolean }
   | { ok: false; id: JsonRpcId; error: RpcError }
 
-function isValidId(id: unknown): id is JsonRpcId {
-  return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))
+/**
+ * The id to echo: a string, number or null as parsed, or its raw text when the client wrote it
+ * otherwise than `JSON.stringify` writes it back (`rawId`, see ./rawIds.ts), which also makes a
+ * number past a double's range (`1e400`) an id, as it is to geth. Undefined: not a valid id.
+ */
+function validId(id: unknown, rawId: string | undefined): JsonRpcId | undefined {
+  if (id === null) return null
+  if (typeof id === 'number') {
+    if (rawId !== undefined && rawId !== String(id)) return new RawId(rawId)
+    return Number.isFinite(id) ? id : undefined
+  }
+  if (typeof id === 'string') return rawId !== undefined && rawId !== JSON.stringify(id) ? new RawId(rawId) : id
+  return undefined
 }
 
 /**
  * Validates a request object as geth does: `jsonrpc` must be "2.0", `method` a string, `params`
  * absent or an array, `id` a string, number or null (absent: a notification). The id of an invalid
- * request is echoed when it is itself valid.
+ * request is echoed when it is itself valid. `rawId` is the id's text in the body, when known.
  */
-export function parseMessage(message: unknown): ParsedMessage {
+export function parseMessage(message: unknown, rawId?: string): ParsedMessage {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
     return { ok: false, id: null, error: new InvalidRequestError() }
   }
   const m = message as Record<string, unknown>
-  const id = isValidId(m.id) ? m.id : null
-  if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || (m.id !== undefined && !isValidId(m.id))) {
+  const parsedId = validId(m.id, rawId)
+  const id = parsedId ?? null
+  if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || (m.id !== undefined && parsedId === undefined)) {
     return { ok: false, id, error: new InvalidRequestError() }
   }
   if (m.params !== undefined && m.params !== null && !Array.isArray(m.params)) {

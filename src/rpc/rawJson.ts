@@ -4,7 +4,8 @@
  * and returns a `RawJson`; the response is then written without walking the value again.
  */
 import { jsonReplacer } from '../encoding/hex.ts'
-import type { JsonRpcResponse } from './types.ts'
+import { RawId } from './rawIds.ts'
+import type { JsonRpcId, JsonRpcResponse } from './types.ts'
 
 /** JSON text standing for a value. `JSON.stringify` of it writes the same value (`toJSON`). */
 export class RawJson {
@@ -54,14 +55,25 @@ export function serializeResponses(payload: JsonRpcResponse | readonly JsonRpcRe
   return Buffer.concat(chunks)
 }
 
+/** An id's JSON text: as the client wrote it (`RawId`), else as `JSON.stringify` writes it. */
+export function idJson(id: JsonRpcId): string {
+  return id instanceof RawId ? id.json : JSON.stringify(id)
+}
+
 /** A response's text, or its envelope up to the result and the raw result. */
 function serializeResponse(response: JsonRpcResponse): string | { head: string; raw: RawJson } {
   if ('result' in response && isPlainResult(response)) {
     const result = response.result
     if (result instanceof RawJson || typeof result === 'string') {
-      const head = `{"jsonrpc":${JSON.stringify(response.jsonrpc)},${response.id === undefined ? '' : `"id":${JSON.stringify(response.id)},`}"result":`
+      const head = `{"jsonrpc":${JSON.stringify(response.jsonrpc)},${response.id === undefined ? '' : `"id":${idJson(response.id)},`}"result":`
       return result instanceof RawJson ? { head, raw: result } : `${head}${JSON.stringify(result)}}`
     }
+  }
+  if (response.id instanceof RawId) {
+    // The id as written, then the rest as usual (`jsonrpc` and `id` come first in every response).
+    const { jsonrpc, id, ...rest } = response
+    const tail = JSON.stringify(rest, jsonReplacer)
+    return `{"jsonrpc":${JSON.stringify(jsonrpc)},"id":${id.json}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`
   }
   return JSON.stringify(response, jsonReplacer)
 }

@@ -1,6 +1,9 @@
 import type { RpcErrorObject } from './errors.ts'
 
-export type JsonRpcId = string | number | null
+import type { RawId } from './rawIds.ts'
+
+/** A request's id: as parsed, or as the client wrote it when parsing would change it (./rawIds.ts). */
+export type JsonRpcId = string | number | null | RawId
 
 /** A request that passed envelope validation. */
 export interface JsonRpcRequest {

@@ -24,16 +24,15 @@ import type { MiningMode } from '../chain.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import type { ChainClock } from '../clock.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
+import { checkForkchoice, checkGenesis, checkHeadFcu, FixtureError } from './fixtureFiles.ts'
+import type { Forkchoice } from './fixtureFiles.ts'
 import { openGenesisChain, openVerifiedGenesis, stateOver } from './genesis.ts'
 import { cacheKey, DEFAULT_CACHE_DIR, readCache, writeCache } from './verifiedCache.ts'
 import type { CachedRecord } from './verifiedCache.ts'
-import type { GenesisFile } from './genesis.ts'
 import { recordFromExecution, recordOf } from '../blocks/record.ts'
 import { loadedVmLibraries } from '../vm/vmLibraries.ts'
 
-export class FixtureError extends Error {
-  override readonly name = 'FixtureError'
-}
+export { FixtureError }
 
 export interface LoadOptions {
   /** The network name, used in messages and as the chain's name. Default: the folder's name. */
@@ -52,9 +51,24 @@ export interface LoadOptions {
 export async function loadFixture(folder: string, opts: LoadOptions = {}): Promise<Chain> {
   const dir = resolve(folder)
   const name = opts.name ?? dir.split('/').pop() ?? 'fixture'
+  try {
+    return await load(dir, name, opts)
+  } catch (err) {
+    // Every failure names the fixture and its folder (the checks below name the file too).
+    if (err instanceof FixtureError) throw err
+    throw new FixtureError(`fixture ${name} (${dir}): ${withoutEthereumJsContext(err)}`)
+  }
+}
+
+/** EthereumJS's refusal of a genesis that passed `checkGenesis` (a value it cannot read), naming the file. */
+function genesisError(err: unknown, path: string, name: string): FixtureError {
+  return err instanceof FixtureError ? err : new FixtureError(`fixture ${name}: ${path}: ${withoutEthereumJsContext(err)}`)
+}
+
+async function load(dir: string, name: string, opts: LoadOptions): Promise<Chain> {
   const genesisPath = join(dir, 'genesis.json')
   const genesisBytes = readBytes(genesisPath, name)
-  const genesis = parseJson<GenesisFile>(genesisBytes, genesisPath, name)
+  const genesis = checkGenesis(parseJson<unknown>(genesisBytes, genesisPath, name), genesisPath, name)
   const rlpPath = join(dir, 'chain.rlp')
   const encoded = existsSync(rlpPath) ? readFileSync(rlpPath) : new Uint8Array()
 
@@ -73,7 +87,13 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
   if (cached) {
     // No blockchain and no VM: a cached load executes nothing (see vmLibraries.ts).
     // Nor a state manager until something reads state.
-    const { genesisBlock, ...open } = openVerifiedGenesis(genesis, name, { genesisStateRoot: hexToBytes(cached.genesisStateRoot as `0x${string}`) })
+    let verified: ReturnType<typeof openVerifiedGenesis>
+    try {
+      verified = openVerifiedGenesis(genesis, name, { genesisStateRoot: hexToBytes(cached.genesisStateRoot as `0x${string}`) })
+    } catch (err) {
+      throw genesisError(err, genesisPath, name)
+    }
+    const { genesisBlock, ...open } = verified
     common = open.common
     const entries = cached.entries
     state = () => stateOver(new Map(entries), open.common)
@@ -87,7 +107,9 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
       records.push(lazyRecord(raw, common, number, cached.records[i]!, name))
     }
   } else {
-    const open = await openGenesisChain(genesis, name, { validateBlocks: false })
+    const open = await openGenesisChain(genesis, name, { validateBlocks: false }).catch((err: unknown) => {
+      throw genesisError(err, genesisPath, name)
+    })
     common = open.common
     const { blockchain, vm, genesisBlock, stateEntries, stateManager } = open
     state = () => Promise.resolve(stateManager)
@@ -247,25 +269,22 @@ async function replay(vm: VM, block: Block, parent: Block, name: string): Promis
   return recordFromExecution(block, result.receipts)
 }
 
-interface ForkchoiceFile {
-  safe?: number | string
-  finalized?: number | string
-}
-
 function readForkchoice(dir: string, name: string, records: BlockRecord[], head: bigint): { safe: bigint; finalized: bigint } {
   const ours = join(dir, 'forkchoice.json')
   const hive = join(dir, 'headfcu.json')
-  let file: ForkchoiceFile = {}
+  let file: Forkchoice = {}
+  const path = existsSync(ours) ? ours : hive
   if (existsSync(ours)) {
-    file = readJson<ForkchoiceFile>(ours, name)
+    file = checkForkchoice(readJson<unknown>(ours, name), ours, name)
   } else if (existsSync(hive)) {
-    const fcu = readJson<{ params?: [{ safeBlockHash?: string; finalizedBlockHash?: string }] }>(hive, name)
-    const state = fcu.params?.[0] ?? {}
-    file = { safe: state.safeBlockHash, finalized: state.finalizedBlockHash }
+    file = checkHeadFcu(readJson<unknown>(hive, name), hive, name)
   }
   const find = (field: 'safe' | 'finalized'): bigint => {
     const value = file[field]
     if (value === undefined) return head
+    if (typeof value === 'number' && !(Number.isSafeInteger(value) && value >= 0)) {
+      throw new FixtureError(`fixture ${name}: ${path}: ${field}: must be a block number of at least 0 or a block hash, got ${value}`)
+    }
     if (typeof value === 'number' || /^\d+$/.test(value) || /^0x[0-9a-f]{1,16}$/i.test(value)) {
       const n = BigInt(value)
       if (n <= head) return n

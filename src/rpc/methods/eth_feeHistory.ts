@@ -1,3 +1,4 @@
+import { jsonText } from '../../encoding/jsonText.ts'
 import { feeHistory, FeeHistoryError } from '../../chain/fees/feeHistory.ts'
 import { ServerError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
@@ -8,7 +9,8 @@ import { blockNumber } from '../validators.ts'
 /** geth's `math.HexOrDecimal64`: a hex or decimal string, or a bare JSON integer. */
 const hexOrDecimal64: Param<bigint> = {
   parse(v) {
-    const text = typeof v === 'string' ? v : JSON.stringify(v)
+    // geth reads the param's JSON text; `jsonText` writes it without recursion (a client may nest 10,000 deep).
+    const text = typeof v === 'string' ? v : jsonText(v)
     let n: bigint | undefined
     if (text === '') n = 0n
     else if (/^0[xX][0-9a-fA-F]+$/.test(text)) n = BigInt(`0x${text.slice(2)}`)

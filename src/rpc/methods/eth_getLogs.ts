@@ -1,3 +1,4 @@
+import { jsonText } from '../../encoding/jsonText.ts'
 import type { Chain } from '../../chain/chain.ts'
 import type { BlockSelector, BlockTag } from '../../chain/blocks/types.ts'
 import { blockLogs, rangeLogs } from '../../chain/blocks/logs.ts'
@@ -51,7 +52,8 @@ function decodeFixed(text: string, bytes: number, what: string): string {
 
 /** `rpc.BlockNumber`, which also takes an unquoted JSON value as its text. */
 function filterBlock(v: unknown): FilterBlock {
-  const text = typeof v === 'string' ? v : JSON.stringify(v)
+  // geth reads the param's JSON text; `jsonText` writes it without recursion (a client may nest 10,000 deep).
+  const text = typeof v === 'string' ? v : jsonText(v)
   if (TAGS.includes(text)) return { kind: 'tag', tag: text as BlockTag }
   const n = decodeQuantity(text)
   if (n >= 1n << 63n) throw new ArgumentError('block number larger than int64')
