@@ -21,6 +21,7 @@ import { BlockStore } from './blocks/blockStore.ts'
 import type { ChainReader } from './blocks/chainReader.ts'
 import type { BlockRecord, BlockSelector } from './blocks/types.ts'
 import { SYSTEM_CLOCK } from './clock.ts'
+import { ChainEvents } from './events/chainEvents.ts'
 import type { ChainClock } from './clock.ts'
 import { childHeaderFields, MiningError, mineChild } from './mining/mining.ts'
 import { decodeRawTransaction } from './pool/rawTransaction.ts'
@@ -93,6 +94,8 @@ export class Chain implements ChainReader {
   readonly chainId: bigint
   /** How the blocks were verified: replayed now, or replayed by an earlier load and read back. */
   readonly verifiedBy: 'replay' | 'cache'
+  /** Blocks added and removed, transactions pooled (./events/chainEvents.ts); a fork has its own. */
+  readonly events = new ChainEvents()
   #safe: bigint
   #finalized: bigint
   /** How far safe and finalized stay behind the head as blocks are mined (the fixture's distances). */
@@ -329,6 +332,7 @@ export class Chain implements ChainReader {
       }
       this.#pool = this.#pool.filter((p) => p !== replaced)
       this.#pool.push(ptx)
+      this.events.emitPooled(ptx)
       if (this.#mode === 'auto') {
         const failed = await this.#mineExecutable(false)
         const own = failed.get(ptx.hash)
@@ -361,13 +365,17 @@ export class Chain implements ChainReader {
     const s = ChainSnapshot.contents(snapshot)
     if (s.chain !== this) return Promise.reject(new TypeError(`snapshot was taken of chain ${s.chain.name}, not ${this.name}`))
     return this.#exclusive(async () => {
-      this.blockchain.reset(s.records)
+      const { removed, added } = this.blockchain.reset(s.records)
       for (const record of [...this.#states.keys()]) if (!this.blockchain.has(record)) this.#states.delete(record)
       this.#safe = s.safe
       this.#finalized = s.finalized
+      const before = new Set(this.#pool)
       this.#pool = [...s.pool]
       this.#mode = s.mode
       await (await this.getState()).setStateRoot(this.head.block.header.stateRoot)
+      const ancestor = this.blockchain.byNumber((added[0]?.number ?? this.head.number + 1n) - 1n)!
+      this.events.emitChange(removed, ancestor, added, 'restore')
+      for (const p of this.#pool) if (!before.has(p)) this.events.emitPooled(p)
     })
   }
 
@@ -497,6 +505,7 @@ export class Chain implements ChainReader {
     this.#append(record)
     const included = new Set(chosen)
     this.#pool = this.#pool.filter((p) => !included.has(p))
+    this.events.emitChange([], parent, [record], 'mined')
     return failed
   }
 

@@ -51,7 +51,8 @@ export const CHAIN_ROOMS: LayerRules = {
     'chain/execution': ['chain/blocks', 'chain/vm'],
     'chain/fees': ['chain/blocks'],
     'chain/mining': ['chain/blocks', 'chain/vm', 'chain/pool'],
-    'chain/chain.ts': ['chain/clock.ts', 'chain/blocks', 'chain/vm', 'chain/pool', 'chain/mining'],
+    'chain/events': ['chain/blocks', 'chain/pool'],
+    'chain/chain.ts': ['chain/clock.ts', 'chain/blocks', 'chain/vm', 'chain/pool', 'chain/mining', 'chain/events'],
     'chain/loading': ['chain/chain.ts', 'chain/clock.ts', 'chain/blocks', 'chain/vm'],
   },
 }

@@ -36,15 +36,21 @@ export class BlockStore implements EVMMockBlockchainInterface {
     record.transactions.forEach((tx, index) => this.#txByHash.set(tx.hash, { record, index }))
   }
 
-  /** Makes the list `records` (which shares its first block with this one), unindexing what goes. */
-  reset(records: readonly BlockRecord[]): void {
+  /**
+   * Makes the list `records` (which shares its first block with this one), unindexing what goes.
+   * Returns the blocks that left and the ones that came, oldest first.
+   */
+  reset(records: readonly BlockRecord[]): { removed: BlockRecord[]; added: BlockRecord[] } {
     let common = 0
     while (common < records.length && common < this.#records.length && records[common] === this.#records[common]) common++
-    for (const gone of this.#records.splice(common)) {
+    const removed = this.#records.splice(common)
+    for (const gone of removed) {
       this.#byHash.delete(gone.hash)
       for (const tx of gone.transactions) this.#txByHash.delete(tx.hash)
     }
-    for (const r of records.slice(common)) this.append(r)
+    const added = records.slice(common)
+    for (const r of added) this.append(r)
+    return { removed, added }
   }
 
   has(record: BlockRecord): boolean {
