@@ -1,5 +1,19 @@
 /** The method table: wire name to method. One module per method in ./methods/. */
 import type { RpcMethod } from './method.ts'
+import { debug_getRawBlock } from './methods/debug_getRawBlock.ts'
+import { debug_getRawHeader } from './methods/debug_getRawHeader.ts'
+import { debug_getRawReceipts } from './methods/debug_getRawReceipts.ts'
+import { debug_getRawTransaction } from './methods/debug_getRawTransaction.ts'
+import { eth_baseFee } from './methods/eth_baseFee.ts'
+import { eth_blobBaseFee } from './methods/eth_blobBaseFee.ts'
+import { eth_capabilities } from './methods/eth_capabilities.ts'
+import { eth_config } from './methods/eth_config.ts'
+import { eth_getProof } from './methods/eth_getProof.ts'
+import { eth_getStorageValues } from './methods/eth_getStorageValues.ts'
+import { txpool_content } from './methods/txpool_content.ts'
+import { txpool_contentFrom } from './methods/txpool_contentFrom.ts'
+import { txpool_inspect } from './methods/txpool_inspect.ts'
+import { txpool_status } from './methods/txpool_status.ts'
 import { eth_blockNumber } from './methods/eth_blockNumber.ts'
 import { eth_call } from './methods/eth_call.ts'
 import { eth_chainId } from './methods/eth_chainId.ts'
@@ -54,6 +68,20 @@ const all = [
   eth_syncing,
   web3_clientVersion,
   net_listening,
+  debug_getRawBlock,
+  debug_getRawHeader,
+  debug_getRawReceipts,
+  debug_getRawTransaction,
+  eth_baseFee,
+  eth_blobBaseFee,
+  eth_capabilities,
+  eth_config,
+  eth_getProof,
+  eth_getStorageValues,
+  txpool_content,
+  txpool_contentFrom,
+  txpool_inspect,
+  txpool_status,
 ] as RpcMethod[]
 
 export const METHODS: Readonly<Record<string, RpcMethod>> = Object.fromEntries(all.map((m) => [m.name, m]))

@@ -145,3 +145,11 @@ export const bool: Param<boolean> = {
     return v
   },
 }
+
+/** A JSON array of strings (Go's `[]string`). */
+export const stringArray: Param<string[]> = {
+  parse(v) {
+    if (!Array.isArray(v)) throw new ArgumentError(`json: cannot unmarshal ${jsonKind(v)} into Go value of type []string`)
+    return v.map((item) => requireString(item, 'string'))
+  },
+}

@@ -153,7 +153,7 @@ function blockFees(chain: ChainReader, record: BlockRecord, percentiles: readonl
  * The base fee of the block after `record` (geth's `CalcBaseFee` on its header): read from that
  * block where the chain has it, computed for the head; London's initial base fee across the fork.
  */
-function nextBaseFee(chain: ChainReader, record: BlockRecord): bigint {
+export function nextBaseFee(chain: ChainReader, record: BlockRecord): bigint {
   const child = chain.byNumber(record.number + 1n)
   if (child) return child.block.header.baseFeePerGas ?? 0n
   const header = record.block.header
