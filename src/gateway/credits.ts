@@ -30,6 +30,8 @@ export const CREDIT_COSTS: Readonly<Record<string, number>> = Object.freeze({
   eth_newFilter: 80,
   eth_newBlockFilter: 80,
   eth_uninstallFilter: 80,
+  // a documented method without a listed price: the default
+  eth_newPendingTransactionFilter: 80,
   // filters
   eth_getFilterChanges: 140,
   eth_getFilterLogs: 255,

@@ -20,6 +20,7 @@
  * `control` facet (./control.ts) changes keys, networks, clock, ledger, faults and log at run time.
  */
 import type { Chain } from '../chain/chain.ts'
+import type { FilterLimits } from '../chain/filters/filterTable.ts'
 import { SYSTEM_CLOCK } from '../chain/clock.ts'
 import { execute as rpcExecute, isSupportedMethod as rpcIsSupported, errorResponse, parseMessage } from '../rpc/dispatch.ts'
 import type { ParsedMessage } from '../rpc/dispatch.ts'
@@ -37,6 +38,7 @@ import { BAD_REQUEST_COST, BATCH_ENVELOPE_COST, CreditLedger, UNKNOWN_METHOD_COS
 import type { Clock } from './credits.ts'
 import { GatewayError } from './errors.ts'
 import { FaultBook } from './faults.ts'
+import { FilterScopes } from './filterScopes.ts'
 import type { Fault } from './faults.ts'
 import { header } from './request.ts'
 import type { CallRule, GatewayRequest, Network, RequestRule, RequestState } from './request.ts'
@@ -102,6 +104,8 @@ export interface GatewayOptions {
   readonly logger?: Logger
   readonly rpc?: RpcBackend
   readonly batchLimit?: number
+  /** The filters' bounds per key and network (default `FILTER_LIMITS`, src/chain/filters/filterTable.ts). */
+  readonly filterLimits?: Partial<FilterLimits>
 }
 
 export interface Gateway {
@@ -117,6 +121,8 @@ export interface Gateway {
   readonly control: GatewayControl
   /** Where failures are told (the `logger` option, silent by default). */
   readonly logger: Logger
+  /** The filter tables, one per key and network (./filterScopes.ts). */
+  readonly filters: FilterScopes
   /** Answers one request. Never rejects: a failure anywhere is a logged 500 `-32603 internal error`. */
   handle(request: GatewayRequest): Promise<HttpResponse>
   /**
@@ -235,6 +241,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const ledger = new CreditLedger(clock)
   const faults = new FaultBook()
   const log = new RequestLog()
+  const filterScopes = new FilterScopes({ clock, ...(options.filterLimits ? { limits: options.filterLimits } : {}), onError: (err) => logger.error('filter listener failure', err) })
   const control = createControl({ serviceHost, networks, keys: keysByName, ledger, clock, faults, log })
   /** The log's time of the last request, kept for the next ones in the same millisecond. */
   let lastMs = NaN
@@ -303,8 +310,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const callRules: readonly CallRule[] = [createMethodAllowlistRule(), createContractAddressAllowlistRule()]
 
   async function run(state: RequestState, request: JsonRpcRequest): Promise<JsonRpcResponse> {
+    const network = state.network!
+    const key = state.key!.key
     const ctx: RpcContext = {
-      chain: state.network!.chain,
+      chain: network.chain,
+      // Made on the first filter call of this key on this network.
+      get filters() {
+        return filterScopes.tableOf(key, network)
+      },
       onInternalError: (err, req) => logger.error(`internal error in ${req.method}`, err),
     }
     try {
@@ -418,6 +431,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     serviceHost,
     networks,
     logger,
+    filters: filterScopes,
     get keys() {
       return [...keysByName.values()]
     },

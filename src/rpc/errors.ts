@@ -86,3 +86,12 @@ export class ExecutionRevertedError extends RpcError {
     super(ExecutionRevertedError.code, message, data)
   }
 }
+
+/** EIP-1474's "limit exceeded": what the service answers a query over its limits (results, filters). */
+export class LimitExceededError extends RpcError {
+  static readonly code = -32005
+  override readonly name = 'LimitExceededError'
+  constructor(message: string, data?: unknown) {
+    super(LimitExceededError.code, message, data)
+  }
+}

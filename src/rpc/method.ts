@@ -1,10 +1,17 @@
 import type { Chain } from '../chain/chain.ts'
+import type { FilterTable } from '../chain/filters/filterTable.ts'
 import type { Param, ParsedParams } from './params.ts'
 import type { JsonRpcRequest } from './types.ts'
 
-/** What a method handler may use: the network's chain. */
+/** What a method handler may use: the network's chain, and the caller's filters on it. */
 export interface RpcContext {
   readonly chain: Chain
+  /**
+   * The filters of the caller's key on this network (the gateway keeps one table per key and
+   * network, made on first use). Absent where no key is known: the filter methods then answer
+   * `filter not found`, and install nothing.
+   */
+  readonly filters?: FilterTable
   /** Told of errors that are not RpcErrors (bugs), which the wire only sees as -32603. */
   readonly onInternalError?: (err: unknown, request: JsonRpcRequest) => void
 }

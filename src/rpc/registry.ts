@@ -27,6 +27,8 @@ import { eth_getBlockReceipts } from './methods/eth_getBlockReceipts.ts'
 import { eth_getBlockTransactionCountByHash } from './methods/eth_getBlockTransactionCountByHash.ts'
 import { eth_getBlockTransactionCountByNumber } from './methods/eth_getBlockTransactionCountByNumber.ts'
 import { eth_getCode } from './methods/eth_getCode.ts'
+import { eth_getFilterChanges } from './methods/eth_getFilterChanges.ts'
+import { eth_getFilterLogs } from './methods/eth_getFilterLogs.ts'
 import { eth_getLogs } from './methods/eth_getLogs.ts'
 import { eth_getStorageAt } from './methods/eth_getStorageAt.ts'
 import { eth_getTransactionByBlockHashAndIndex } from './methods/eth_getTransactionByBlockHashAndIndex.ts'
@@ -35,8 +37,12 @@ import { eth_getTransactionByHash } from './methods/eth_getTransactionByHash.ts'
 import { eth_getTransactionCount } from './methods/eth_getTransactionCount.ts'
 import { eth_getTransactionReceipt } from './methods/eth_getTransactionReceipt.ts'
 import { eth_maxPriorityFeePerGas } from './methods/eth_maxPriorityFeePerGas.ts'
+import { eth_newBlockFilter } from './methods/eth_newBlockFilter.ts'
+import { eth_newFilter } from './methods/eth_newFilter.ts'
+import { eth_newPendingTransactionFilter } from './methods/eth_newPendingTransactionFilter.ts'
 import { eth_sendRawTransaction } from './methods/eth_sendRawTransaction.ts'
 import { eth_syncing } from './methods/eth_syncing.ts'
+import { eth_uninstallFilter } from './methods/eth_uninstallFilter.ts'
 import { net_listening } from './methods/net_listening.ts'
 import { net_version } from './methods/net_version.ts'
 import { web3_clientVersion } from './methods/web3_clientVersion.ts'
@@ -61,6 +67,12 @@ const all = [
   eth_getTransactionCount,
   eth_call,
   eth_getLogs,
+  eth_newFilter,
+  eth_newBlockFilter,
+  eth_newPendingTransactionFilter,
+  eth_getFilterChanges,
+  eth_getFilterLogs,
+  eth_uninstallFilter,
   eth_gasPrice,
   eth_maxPriorityFeePerGas,
   eth_feeHistory,

@@ -52,6 +52,7 @@ export const CHAIN_ROOMS: LayerRules = {
     'chain/fees': ['chain/blocks'],
     'chain/mining': ['chain/blocks', 'chain/vm', 'chain/pool'],
     'chain/events': ['chain/blocks', 'chain/pool'],
+    'chain/filters': ['chain/clock.ts', 'chain/blocks', 'chain/pool', 'chain/events'],
     'chain/chain.ts': ['chain/clock.ts', 'chain/blocks', 'chain/vm', 'chain/pool', 'chain/mining', 'chain/events'],
     'chain/loading': ['chain/chain.ts', 'chain/clock.ts', 'chain/blocks', 'chain/vm'],
   },

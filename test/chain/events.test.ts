@@ -92,6 +92,7 @@ describe('chain events', () => {
       expect(seen.map(summary)).toEqual([`removed ${base.number + 1n},${base.number + 2n} to ${base.number} (restore)`])
       const removed = seen[0] as Extract<ChainEvent, { type: 'blocksRemoved' }>
       expect(removed.ancestor).toBe(base)
+      expect(removed.head).toBe(base)
       expect(chain.head).toBe(base)
       expect(chain.byHash(removed.records[0]!.hash)).toBeUndefined()
     } finally {

@@ -4,8 +4,7 @@
  * addresses (empty: any address); topic position i matches any hash of its set (empty or null:
  * any topic), and a log with fewer topics than the filter has positions never matches.
  */
-import type { ChainReader } from './chainReader.ts'
-import type { BlockRecord } from './types.ts'
+import type { BlockRecord, BlockTag } from './types.ts'
 import type { LogJson } from './render.ts'
 
 export interface LogFilter {
@@ -13,6 +12,17 @@ export interface LogFilter {
   addresses: readonly string[]
   /** Per position, lowercase topic hashes; `null` (or empty) matches any topic there. */
   topics: readonly (readonly string[] | null)[]
+}
+
+/** A bound of a log query's range, as the request named it. */
+export type FilterBlock = { kind: 'tag'; tag: BlockTag } | { kind: 'number'; number: bigint }
+
+/** A log query (eth_getLogs, eth_newFilter) as geth's `FilterCriteria.UnmarshalJSON` leaves it. */
+export interface FilterCriteria extends LogFilter {
+  /** Lowercase; exclusive with the range. */
+  blockHash?: string
+  fromBlock?: FilterBlock
+  toBlock?: FilterBlock
 }
 
 export function matchesLog(log: LogJson, filter: LogFilter): boolean {
@@ -26,16 +36,6 @@ export function blockLogs(record: BlockRecord, filter: LogFilter): LogJson[] {
   const out: LogJson[] = []
   for (const receipt of record.receipts) {
     for (const log of receipt.logs) if (matchesLog(log, filter)) out.push(log)
-  }
-  return out
-}
-
-/** The matching logs of blocks `from` to `to` (inclusive, both within the chain). */
-export function rangeLogs(chain: ChainReader, from: bigint, to: bigint, filter: LogFilter): LogJson[] {
-  const out: LogJson[] = []
-  for (let n = from; n <= to; n++) {
-    const record = chain.byNumber(n)
-    if (record) out.push(...blockLogs(record, filter))
   }
   return out
 }

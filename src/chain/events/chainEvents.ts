@@ -4,8 +4,9 @@
  * reads the chain sees it as it is after the change):
  *
  * - `blocksRemoved`: blocks left the chain (a snapshot restore to an earlier head, a reorg). Their
- *   records, oldest first, and the block that is the head once they are gone (their common
- *   ancestor with what comes next). Their logs are what a filter sends again with `removed: true`.
+ *   records, oldest first, the block that is the head once they are gone (their common `ancestor`
+ *   with what comes next) and the `head` once the whole change is done. Their logs are what a
+ *   filter sends again with `removed: true`.
  * - `blockAdded`: one block joined the chain on top of the head: mined (`mined`), a reorg's new
  *   branch (`reorg`), or a block a restore brought back (`restore`). One event per block, oldest first.
  * - `transactionPooled`: a transaction entered the pool (sent, put back by a reorg, brought back
@@ -26,8 +27,13 @@ export interface BlocksRemovedEvent {
   readonly type: 'blocksRemoved'
   /** The blocks that left, oldest first. */
   readonly records: readonly BlockRecord[]
-  /** The head once they left: the last block both sides share. */
+  /** The last block both sides share: the head once they left. */
   readonly ancestor: BlockRecord
+  /**
+   * The head once the whole change is done: `ancestor` when nothing is added (a rewind), else the
+   * last of the blocks the next `blockAdded` events bring.
+   */
+  readonly head: BlockRecord
   readonly cause: Exclude<ChainChangeCause, 'mined'>
 }
 
@@ -103,7 +109,9 @@ export class ChainEvents {
    */
   emitChange(removed: readonly BlockRecord[], ancestor: BlockRecord, added: readonly BlockRecord[], cause: ChainChangeCause): void {
     if (!this.listening) return
-    if (removed.length > 0 && cause !== 'mined') this.emit({ type: 'blocksRemoved', records: removed, ancestor, cause })
+    if (removed.length > 0 && cause !== 'mined') {
+      this.emit({ type: 'blocksRemoved', records: removed, ancestor, head: added.at(-1) ?? ancestor, cause })
+    }
     for (const record of added) this.emit({ type: 'blockAdded', record, cause })
   }
 
