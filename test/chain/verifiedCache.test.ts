@@ -3,12 +3,13 @@
  * cache and answers exactly as the replayed one; other bytes are a different key, so a changed or
  * tampered chain is replayed (and refused) whatever is cached.
  */
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAddressFromString } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
+import { CACHE_DIR_ENV, defaultCacheDir } from '../../src/chain/loading/verifiedCache.ts'
 import type { Chain } from '../../src/chain/chain.ts'
 import { fixtureBook } from '../support/fixtureBook.ts'
 
@@ -53,5 +54,41 @@ describe('verified chain cache', () => {
 
   it('verifies every time with cache: false', async () => {
     expect((await loadFixture(ETHEREUM, { name: 'ethereum', cache: false })).verifiedBy).toBe('replay')
+  })
+})
+
+describe('where the cache lives by default', () => {
+  const fallback = join(tmpdir(), `gateway-double-cache-${process.getuid?.() ?? 'user'}`)
+
+  /** A project folder (package.json), optionally with node_modules, and a subfolder to run in. */
+  function project(withModules: boolean): { root: string; sub: string } {
+    const root = mkdtempSync(join(tmpdir(), 'gd-project-'))
+    writeFileSync(join(root, 'package.json'), '{}')
+    if (withModules) mkdirSync(join(root, 'node_modules'))
+    const sub = join(root, 'test', 'deep')
+    mkdirSync(sub, { recursive: true })
+    return { root, sub }
+  }
+
+  it("is node_modules/.cache/gateway-double of the project the process runs in, found from a subfolder", () => {
+    const { root, sub } = project(true)
+    expect(defaultCacheDir(sub, {})).toBe(join(root, 'node_modules', '.cache', 'gateway-double'))
+  })
+
+  it('is a per-user folder in the temporary folder without a project or its node_modules', () => {
+    expect(defaultCacheDir(project(false).sub, {})).toBe(fallback)
+    expect(defaultCacheDir('/', {})).toBe(fallback)
+  })
+
+  it.skipIf(process.getuid?.() === 0)('is the temporary folder when the project node_modules is read-only', () => {
+    const { root, sub } = project(true)
+    chmodSync(join(root, 'node_modules'), 0o555)
+    expect(defaultCacheDir(sub, {})).toBe(fallback)
+  })
+
+  it(`is ${CACHE_DIR_ENV} when set, relative to the current folder`, () => {
+    const { root, sub } = project(true)
+    expect(defaultCacheDir(sub, { [CACHE_DIR_ENV]: '/elsewhere/cache' })).toBe('/elsewhere/cache')
+    expect(defaultCacheDir(root, { [CACHE_DIR_ENV]: 'my-cache' })).toBe(join(root, 'my-cache'))
   })
 })

@@ -26,8 +26,9 @@ import type { ChainClock } from '../clock.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
 import { checkForkchoice, checkGenesis, checkHeadFcu, FixtureError } from './fixtureFiles.ts'
 import type { Forkchoice } from './fixtureFiles.ts'
+import { keccakReady } from '../../encoding/keccak.ts'
 import { openGenesisChain, openVerifiedGenesis, stateOver } from './genesis.ts'
-import { cacheKey, DEFAULT_CACHE_DIR, readCache, writeCache } from './verifiedCache.ts'
+import { cacheKey, defaultCacheDir, readCache, writeCache } from './verifiedCache.ts'
 import type { CachedRecord } from './verifiedCache.ts'
 import { recordFromExecution, recordOf } from '../blocks/record.ts'
 import { loadedVmLibraries } from '../vm/vmLibraries.ts'
@@ -39,7 +40,8 @@ export interface LoadOptions {
   name?: string
   /**
    * Where verified chains are kept (see verifiedCache.ts), or false to verify on every load.
-   * Default: node_modules/.cache/gateway-double in this project.
+   * Default: node_modules/.cache/gateway-double of the project the process runs in, else a folder
+   * in the system's temporary folder; `GATEWAY_DOUBLE_CACHE_DIR` names another.
    */
   cache?: string | false
   /** Where blocks mined later take their timestamps from. Default: the system clock (`Date.now`). */
@@ -74,7 +76,7 @@ async function load(dir: string, name: string, opts: LoadOptions): Promise<Chain
 
   const raws = [...decodeConcatenated(encoded, name)]
 
-  const cacheDir = opts.cache === false ? undefined : (opts.cache ?? DEFAULT_CACHE_DIR)
+  const cacheDir = opts.cache === false ? undefined : (opts.cache ?? defaultCacheDir())
   const key = cacheDir === undefined ? undefined : cacheKey([genesisBytes, encoded])
   const read = cacheDir !== undefined && key !== undefined ? readCache(cacheDir, key) : undefined
   // A cache holds every block of the chain it was made from (its key covers chain.rlp): one that
@@ -107,6 +109,7 @@ async function load(dir: string, name: string, opts: LoadOptions): Promise<Chain
       records.push(lazyRecord(raw, common, number, cached.records[i]!, name))
     }
   } else {
+    await keccakReady // the replay hashes every trie node it writes
     const open = await openGenesisChain(genesis, name, { validateBlocks: false }).catch((err: unknown) => {
       throw genesisError(err, genesisPath, name)
     })

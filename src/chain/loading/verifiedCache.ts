@@ -9,17 +9,48 @@
  * so concurrent loads (test workers) are safe.
  */
 import { createHash } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import type { ReceiptJson, TransactionJson } from '../blocks/render.ts'
 
 const FORMAT = 3
 
-/** Where caches live unless told otherwise: the project's node_modules/.cache, as other tools do. */
-export const DEFAULT_CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../node_modules/.cache/gateway-double')
+/** Names the cache folder, overriding the default (a path, relative to the current directory). */
+export const CACHE_DIR_ENV = 'GATEWAY_DOUBLE_CACHE_DIR'
+
+/**
+ * Where caches live unless told otherwise: `node_modules/.cache/gateway-double` of the project the
+ * process runs in (the nearest folder at or above the current directory with a package.json), as
+ * other tools keep theirs; never inside the installed package, whose folder may be read-only. A
+ * project without a writable node_modules (or no project) uses the system's temporary folder.
+ */
+export function defaultCacheDir(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
+  const override = env[CACHE_DIR_ENV]
+  if (override !== undefined && override !== '') return resolve(cwd, override)
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) {
+      const modules = join(dir, 'node_modules')
+      if (writableDir(modules)) return join(modules, '.cache', 'gateway-double')
+      break
+    }
+    if (dirname(dir) === dir) break
+  }
+  // One folder per user: another user's cache is neither writable nor to be trusted.
+  return join(tmpdir(), `gateway-double-cache-${process.getuid?.() ?? 'user'}`)
+}
+
+function writableDir(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
 
 export interface CachedRecord {
   /** The block's hash, as the verified block gave it. */
