@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// The package's command. When dist/ holds a build of src/ newer than every source file (`npm run
-// build`, which `npm ci` and `npm install` run through `prepare`), the compiled CLI runs and starts
-// without a TypeScript loader. Otherwise (no build, a failed one, or a source edited since) tsx, a
-// runtime dependency, registers its ESM loader in this process and the sources run as they are.
-import { readdirSync, statSync } from 'node:fs'
+// The package's command. Installed from the registry (or a tarball), the package has no src/ and
+// the compiled CLI in dist/ runs: no TypeScript loader. In a clone, dist/ runs when it holds a
+// build newer than every source file (`npm run build`, which `npm ci` and `npm install` run
+// through `prepare`); otherwise (no build, a failed one, or a source edited since) tsx, a
+// devDependency, registers its ESM loader in this process and the sources run as they are.
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -30,10 +31,16 @@ function freshBuild() {
 }
 
 let cli
-if (freshBuild()) {
+if (!existsSync(join(root, 'src')) || freshBuild()) {
   cli = await import('../dist/cli.js')
 } else {
-  const { register } = await import('tsx/esm/api')
+  let register
+  try {
+    ;({ register } = await import('tsx/esm/api'))
+  } catch {
+    process.stderr.write("gateway-double: src/ has no fresh build in dist/ and tsx is not installed: run 'npm run build'\n")
+    process.exit(1)
+  }
   register()
   cli = await import('../src/cli.ts')
 }

@@ -1,7 +1,7 @@
 /**
  * The vitest recipe of docs/test-runners.md, proven by running it: a real `vitest run` of
  * test/e2e/recipe/vitest.config.ts in a child process, whose globalSetup is
- * `gateway-double/testing/vitest` (resolved through package.json `exports`) and whose spec files
+ * `gateway-double/testing/vitest` (the package name, aliased to the sources) and whose spec files
  * reach the server it started. Its JSON report must show every spec passing and the run must
  * exit 0.
  */

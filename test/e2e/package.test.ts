@@ -1,0 +1,255 @@
+/**
+ * gateway-double as a dApp team meets it: `npm pack` (as `npm publish` would run it, from a copy
+ * of this repository, so the build it runs never touches this worktree's dist/), the tarball
+ * installed into a fresh project from npm's cache alone (`npm ci --offline`, see
+ * test/support/consumerProject.ts), the installed package made read-only, and then, from that
+ * project: an ES module script, a CommonJS script, `tsc --strict` with the tsconfig `tsc --init`
+ * writes, the installed command, and the manual's vitest and jest recipes as written. One pack and
+ * one install serve every check.
+ */
+import { execFile, spawn } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeConsumerProject } from '../support/consumerProject.ts'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const HERE = fileURLToPath(new URL('./package/', import.meta.url))
+/** The manual's page with the test-runner recipes. */
+const RECIPES = readFileSync(join(ROOT, 'docs', 'test-runners.md'), 'utf8')
+/** What the project installs beside gateway-double, at this repository's versions. */
+const OTHERS = ['viem', 'typescript', '@types/node', 'vitest', 'jest']
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/**
+ * The environment of a user's shell: none of this run's npm script or vitest variables (a nested
+ * vitest would take VITEST_POOL_ID for its own, npm the outer script's package settings).
+ */
+function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(VITEST|npm_package_|npm_lifecycle_|npm_command$|npm_config_local_prefix$|INIT_CWD$|NODE_ENV$|TEST$)/.test(name)) continue
+    env[name] = value
+  }
+  return { ...env, NO_COLOR: '1', ...extra }
+}
+
+function run(command: string, args: readonly string[], cwd: string, env = userEnv(), timeout = 240_000): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd, env, timeout, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr: err !== null && typeof err.code !== 'number' ? `${stderr}\n${err.message}` : stderr })
+    })
+  })
+}
+
+const show = (r: Run) => `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`
+
+/** Every file under `dir`, relative to it, with its size and modification time. */
+function listing(dir: string, base = dir): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name)
+    if (e.isDirectory()) return listing(path, base)
+    const s = statSync(path)
+    return [`${relative(base, path)} ${s.size} ${s.mtimeMs}`]
+  })
+}
+
+/**
+ * The files a section of docs/test-runners.md shows: each ```js / ```ts block, split where a line
+ * `// <path>` (a file name, then optionally a comment) starts the block or follows a blank line.
+ */
+function recipeFiles(heading: string): Map<string, string> {
+  const start = RECIPES.indexOf(`\n${heading}\n`)
+  expect(start, heading).toBeGreaterThan(0)
+  const end = RECIPES.slice(start + heading.length + 2).search(/\n##+ /)
+  const files = new Map<string, string>()
+  for (const [, body] of RECIPES.slice(start, end < 0 ? undefined : start + heading.length + 2 + end).matchAll(/```(?:js|ts)\n([\s\S]*?)```/g)) {
+    let current: string | undefined
+    let previous = ''
+    for (const line of body!.split('\n')) {
+      const named = /^\/\/ ([\w./-]+\.(?:js|ts|cjs|mjs))(?:[ :,(].*)?$/.exec(line)
+      if (named && previous.trim() === '') {
+        current = named[1]!
+        files.set(current, '')
+      } else if (current !== undefined) files.set(current, `${files.get(current)}${line}\n`)
+      previous = line
+    }
+  }
+  return files
+}
+
+function writeFiles(dir: string, files: ReadonlyMap<string, string>, names: readonly string[]): void {
+  for (const name of names) {
+    const text = files.get(name)
+    expect(text, `docs/test-runners.md shows ${name}`).toBeDefined()
+    mkdirSync(dirname(join(dir, name)), { recursive: true })
+    writeFileSync(join(dir, name), text!)
+  }
+}
+
+let work: string
+let dapp: string
+let installed: string
+let packed: { filename: string; size: number; unpackedSize: number; entryCount: number; files: { path: string }[] }
+let installedFiles: string[]
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'gd-package-'))
+  // A copy of the repository as a clean checkout has it (no build, no caches), its dependencies
+  // linked: `npm pack` runs `prepack` (the build) there.
+  const repo = join(work, 'repo')
+  const skip = new Set(['node_modules', '.git', 'dist', '.cache', 'scratch'])
+  cpSync(ROOT, repo, { recursive: true, filter: (src) => !skip.has(src.slice(ROOT.length).split('/')[0]!) })
+  symlinkSync(join(ROOT, 'node_modules'), join(repo, 'node_modules'))
+  const pack = await run('npm', ['pack', '--json', '--pack-destination', work], repo)
+  expect(pack.code, show(pack)).toBe(0)
+  // The JSON report follows the scripts' own output.
+  packed = (JSON.parse(pack.stdout.slice(pack.stdout.indexOf('[\n'))) as (typeof packed)[])[0]!
+
+  dapp = join(work, 'dapp')
+  mkdirSync(dapp)
+  cpSync(join(work, packed.filename), join(dapp, packed.filename))
+  writeConsumerProject(dapp, packed.filename, ROOT, OTHERS)
+  const install = await run('npm', ['ci', '--offline', '--no-audit', '--no-fund'], dapp)
+  expect(install.code, show(install)).toBe(0)
+  installed = join(dapp, 'node_modules', 'gateway-double')
+  // Nothing a consumer does may write into the package: make it read-only, and list it.
+  const readOnly = await run('chmod', ['-R', 'a-w', installed], dapp)
+  expect(readOnly.code, show(readOnly)).toBe(0)
+  installedFiles = listing(installed)
+}, 900_000)
+
+afterAll(async () => {
+  if (work === undefined) return
+  if (installed !== undefined) await run('chmod', ['-R', 'u+w', installed], work)
+  rmSync(work, { recursive: true, force: true })
+})
+
+describe('the packed package, installed in a fresh project', () => {
+  it('holds the build with declarations, the bin, the default config and fixtures, README, the manual and LICENSE: nothing else', () => {
+    const files = packed.files.map((f) => f.path).sort()
+    const allowed = /^(package\.json|README\.md|LICENSE|docs\/[\w-]+\.md|bin\/gateway-double\.js|config\/default\.json|fixtures\/README\.md|fixtures\/(ethereum|polygon|base)\/[\w.]+|dist\/[\w/]+\.(js|d\.ts|cjs|d\.cts))$/
+    expect(files.filter((f) => !allowed.test(f))).toEqual([])
+    for (const network of ['ethereum', 'polygon', 'base']) {
+      expect(files).toEqual(expect.arrayContaining(['genesis.json', 'chain.rlp', 'accounts.json'].map((f) => `fixtures/${network}/${f}`)))
+    }
+    expect(files).toEqual(expect.arrayContaining(['README.md', 'LICENSE', 'bin/gateway-double.js', 'config/default.json', 'docs/test-runners.md']))
+    // The README's links to the manual resolve in the installed package.
+    for (const [, page] of readFileSync(join(installed, 'README.md'), 'utf8').matchAll(/\]\((docs\/[\w-]+\.md)/g)) expect(files, page).toContain(page)
+    // Every module of the build comes with its declarations.
+    for (const js of files.filter((f) => f.endsWith('.js') && f.startsWith('dist/'))) expect(files, js).toContain(js.replace(/\.js$/, '.d.ts'))
+    // Every export target is in the tarball.
+    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; dependencies: Record<string, string> }
+    const leaves = (v: unknown): string[] => (typeof v === 'string' ? [v.slice(2)] : Object.values(v as object).flatMap(leaves))
+    const targets = leaves(pkg.exports)
+    expect(targets).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/testing/vitest.js', 'dist/client.cjs']))
+    for (const target of targets) expect(files, target).toContain(target)
+    // No TypeScript loader: tsx is not a dependency, so the project does not have it.
+    expect(Object.keys(pkg.dependencies)).not.toContain('tsx')
+    expect(existsSync(join(dapp, 'node_modules', 'tsx'))).toBe(false)
+  })
+
+  it('an ES module script: startServer, viem through localhostFetch, a revert decoded by viem', async () => {
+    cpSync(join(HERE, 'esm.mjs'), join(dapp, 'esm.mjs'))
+    const r = await run(process.execPath, ['esm.mjs'], dapp)
+    expect(r.code, show(r)).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual({
+      blockNumber: '6',
+      chainId: 1,
+      revert: { name: 'ContractFunctionRevertedError', reason: 'Reverter: always reverts' },
+      networks: ['ethereum', 'polygon', 'base'],
+    })
+    // The verified chains went to the project's cache folder, and nothing into the package.
+    expect(readdirSync(join(dapp, 'node_modules', '.cache', 'gateway-double')).filter((f) => f.endsWith('.json')).length).toBeGreaterThanOrEqual(3)
+    expect(listing(installed)).toEqual(installedFiles)
+  })
+
+  it('a CommonJS script: require of the package and of gateway-double/client', async () => {
+    cpSync(join(HERE, 'cjs.cjs'), join(dapp, 'cjs.cjs'))
+    const r = await run(process.execPath, ['cjs.cjs'], dapp)
+    expect(r.code, show(r)).toBe(0)
+    expect(r.stderr).toBe('')
+    expect(JSON.parse(r.stdout)).toEqual({ status: 200, body: { jsonrpc: '2.0', id: 1, result: '0x89' }, snapshotNetworks: ['ethereum', 'polygon', 'base'] })
+  })
+
+  it('type-checks a file using the public API with tsc --strict and the tsconfig of tsc --init', async () => {
+    const dir = join(dapp, 'typed')
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n')
+    cpSync(join(HERE, 'typed.ts'), join(dir, 'index.ts'))
+    const tsc = join(dapp, 'node_modules', 'typescript', 'bin', 'tsc')
+    const init = await run(process.execPath, [tsc, '--init'], dir)
+    expect(init.code, show(init)).toBe(0)
+    const tsconfig = readFileSync(join(dir, 'tsconfig.json'), 'utf8')
+    expect(tsconfig).toMatch(/^\s*"module": "nodenext"/m)
+    expect(tsconfig).toMatch(/^\s*"skipLibCheck": true/m)
+    const check = await run(process.execPath, [tsc, '--noEmit', '--strict', '-p', '.'], dir)
+    expect(check.code, show(check)).toBe(0)
+    expect(check.stdout).toBe('')
+  })
+
+  it('the installed command serves the default networks and answers eth_blockNumber', async () => {
+    const child = spawn(join(dapp, 'node_modules', '.bin', 'gateway-double'), ['--port', '0'], { cwd: dapp, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    try {
+      const port = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString()
+          const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
+          if (m && out.includes('Press Ctrl+C to stop.')) resolve(m[1]!)
+        })
+        child.on('exit', (code) => reject(new Error(`exited (${code}) before listening:\n${out}\n${err}`)))
+      })
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port, method: 'POST', path: '/v3/deadbeefdeadbeefdeadbeefdeadbeef', headers: { host: 'ethereum-mainnet.localhost', 'content-type': 'application/json' } },
+          (res) => {
+            let text = ''
+            res.on('data', (d: Buffer) => (text += d.toString()))
+            res.on('end', () => resolve(text))
+          },
+        )
+        req.on('error', reject)
+        req.end('{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}')
+      })
+      expect(JSON.parse(body)).toEqual({ jsonrpc: '2.0', id: 1, result: '0x6' })
+      expect(out).toMatch(/polygon +137 +4 \(0x4\)/)
+    } finally {
+      child.kill('SIGTERM')
+    }
+    expect(await exited).toBe(0)
+    expect(err).toBe('')
+  })
+
+  it('runs the vitest recipe of docs/test-runners.md as written', async () => {
+    const dir = join(dapp, 'vitest-suite')
+    writeFiles(dir, recipeFiles('### vitest: one server per run'), ['vitest.config.ts', 'test/rpcUrl.ts'])
+    cpSync(join(HERE, 'chain.spec.ts'), join(dir, 'test', 'chain.spec.ts'))
+    const vitest = join(dapp, 'node_modules', 'vitest', 'vitest.mjs')
+    const r = await run(process.execPath, [vitest, 'run'], dir, userEnv({ GATEWAY_DOUBLE_ISOLATE: 'ethereum' }))
+    expect(r.code, show(r)).toBe(0)
+    expect(r.stdout).toMatch(/Tests +2 passed \(2\)/)
+  })
+
+  it('runs the jest recipe of docs/test-runners.md as written', async () => {
+    const dir = join(dapp, 'jest-suite')
+    const files = recipeFiles('### jest: one server per run')
+    expect([...files.keys()].sort()).toEqual(['jest.config.js', 'test/chain.test.js', 'test/gd-setup.js', 'test/gd-teardown.js', 'test/gd-worker.js'])
+    writeFiles(dir, files, [...files.keys()])
+    const jest = join(dapp, 'node_modules', 'jest', 'bin', 'jest.js')
+    const r = await run(process.execPath, [jest, '--ci'], dir)
+    expect(r.code, show(r)).toBe(0)
+    expect(r.stderr).toMatch(/Tests: +1 passed, 1 total/)
+  })
+})

@@ -1,0 +1,26 @@
+// The spec of the README's vitest recipe, run by test/e2e/package.test.ts in a fresh project
+// where the packed tarball is installed, beside the recipe's own files (vitest.config.ts and
+// test/rpcUrl.ts, taken from the README as written). The run has GATEWAY_DOUBLE_ISOLATE=ethereum.
+import { createPublicClient, http } from 'viem'
+import { localhostFetch } from 'gateway-double'
+import { gatewayDouble } from 'gateway-double/testing/vitest'
+import { describe, expect, it } from 'vitest'
+
+const { urls, devKey, origin } = gatewayDouble()
+
+describe('gateway-double from the installed package', () => {
+  it('serves the default networks from the globalSetup', async () => {
+    expect(Object.keys(urls).sort()).toEqual(['base', 'ethereum', 'polygon'])
+    expect(devKey).toBe('deadbeefdeadbeefdeadbeefdeadbeef')
+    expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    const client = createPublicClient({ transport: http(urls.base, { fetchFn: localhostFetch }) })
+    expect(await client.getChainId()).toBe(8453)
+  })
+
+  it('RPC_URL, set by the setupFile, is this worker’s own fork of ethereum', async () => {
+    expect(process.env.RPC_URL).toMatch(/^http:\/\/ethereum-w\d+-mainnet\.localhost:\d+\/v3\//)
+    const client = createPublicClient({ transport: http(process.env.RPC_URL, { fetchFn: localhostFetch }) })
+    expect(await client.getChainId()).toBe(1)
+    expect(await client.getBlockNumber()).toBe(6n)
+  })
+})
