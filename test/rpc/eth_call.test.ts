@@ -185,12 +185,9 @@ describe.skipIf(!hasSharedFixtures)('eth_call', () => {
       })
     })
 
-    it('state and block overrides are refused rather than ignored; empty ones are accepted', async () => {
-      const override = await call({ to: CALLME, input: '0xff01' }, 'latest', { [CALLME]: { code: '0x00' } })
-      expect(override.error).toEqual({ code: -32602, message: 'state overrides are not supported by this double' })
-      const blockOverride = await call({ to: CALLME, input: '0xff01' }, 'latest', null, { number: '0x1' })
-      expect(blockOverride.error).toEqual({ code: -32602, message: 'block overrides are not supported by this double' })
+    it('empty and null overrides change nothing (the overrides themselves: eth_call.overrides.test.ts)', async () => {
       expect((await call({ to: CALLME, input: '0xff01' }, 'latest', {}, {})).result).toBe('0xffee')
+      expect((await call({ to: CALLME, input: '0xff01' }, 'latest', null, null)).result).toBe('0xffee')
     })
   })
 })

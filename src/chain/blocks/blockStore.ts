@@ -6,6 +6,7 @@
  */
 import type { Block } from '@ethereumjs/block'
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm'
+import { hashOnly } from './blockHashes.ts'
 import type { BlockRecord } from './types.ts'
 
 export class BlockStore implements EVMMockBlockchainInterface {
@@ -77,10 +78,15 @@ export class BlockStore implements EVMMockBlockchainInterface {
 
   // The EVM's blockchain interface.
 
+  /**
+   * A block by number for BLOCKHASH, never failing as geth's never fails: the first block's parent
+   * (not in a captured fixture) answers that block's parent hash, anything else unknown zero.
+   */
   async getBlock(blockId: number): Promise<Block> {
-    const record = this.byNumber(BigInt(blockId))
-    if (!record) throw new Error(`block ${blockId} is not in the chain`)
-    return record.block
+    const n = BigInt(blockId)
+    const record = this.byNumber(n)
+    if (record) return record.block
+    return hashOnly(n === this.first.number - 1n ? this.first.block.header.parentHash : new Uint8Array(32))
   }
 
   async putBlock(): Promise<void> {}

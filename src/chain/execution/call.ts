@@ -14,7 +14,7 @@ import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { intrinsicGas, isOsakaAt, MAX_TX_GAS } from '../vm/gasRules.ts'
 import { CallError, CallSession } from './execution.ts'
-import type { CallArgs, ExecutionOutcome } from './execution.ts'
+import type { CallArgs, CallOverrides, ExecutionOutcome } from './execution.ts'
 
 /** A call geth refuses before or around execution; the message is geth's, complete. */
 export class CallRejected extends Error {
@@ -30,15 +30,18 @@ export interface CallResult {
 /** geth's `CallDefaults` errors, which eth_call answers without the `err: ... (supplied gas)` frame. */
 const ARGUMENT_ERRORS = [/^both gasPrice and \(maxFeePerGas or maxPriorityFeePerGas\) specified/, /^chainId does not match/]
 
-export async function runCall(chain: ChainReader, record: BlockRecord, args: CallArgs, gasCap: bigint): Promise<CallResult> {
+/** Throws `CallRejected`, or `OverrideError` for overrides geth refuses. */
+export async function runCall(chain: ChainReader, record: BlockRecord, args: CallArgs, gasCap: bigint, overrides?: CallOverrides): Promise<CallResult> {
   let gas = args.gas ?? gasCap
   if (gas > gasCap) gas = gasCap
-  if (gas > MAX_TX_GAS && isOsakaAt(chain.common, record.number, record.timestamp)) gas = MAX_TX_GAS
+  const number = overrides?.block?.number ?? record.number
+  const time = overrides?.block?.time ?? record.timestamp
+  if (gas > MAX_TX_GAS && isOsakaAt(chain.common, number, time)) gas = MAX_TX_GAS
   const capped: CallArgs = { ...args, gas }
 
   let session: CallSession
   try {
-    session = await CallSession.open(chain, record, capped)
+    session = await CallSession.open(chain, record, capped, overrides)
   } catch (err) {
     if (!(err instanceof CallError)) throw err
     if (ARGUMENT_ERRORS.some((re) => re.test(err.message))) throw new CallRejected(err.message)
@@ -49,7 +52,7 @@ export async function runCall(chain: ChainReader, record: BlockRecord, args: Cal
   } catch (err) {
     if (!(err instanceof CallError)) throw err
     const gethOrder = err.intrinsic || err.message.startsWith('insufficient funds')
-    const reason = gethOrder ? await buyGasOrIntrinsic(chain, record, capped, session, gas, err) : err.message
+    const reason = gethOrder ? await buyGasOrIntrinsic(chain, { number, timestamp: time }, capped, session, gas, err) : err.message
     throw new CallRejected(applyMessageError(reason, gas))
   }
 }
@@ -67,7 +70,7 @@ function applyMessageError(reason: string, gas: bigint): string {
  */
 async function buyGasOrIntrinsic(
   chain: ChainReader,
-  record: BlockRecord,
+  record: { number: bigint; timestamp: bigint },
   args: CallArgs,
   session: CallSession,
   gas: bigint,

@@ -30,7 +30,7 @@ import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { isOsakaAt, MAX_TX_GAS } from '../vm/gasRules.ts'
 import { CallError, CallSession } from './execution.ts'
-import type { CallArgs, ExecutionOutcome } from './execution.ts'
+import type { CallArgs, CallOverrides, ExecutionOutcome } from './execution.ts'
 
 const TX_GAS = 21000n
 const CALL_STIPEND = 2300n
@@ -51,6 +51,8 @@ export interface EstimateOptions {
   gasCap: bigint
   /** false: execute every step of the search, even where the first run's trace decides it (for tests). Default true. */
   decideFromTrace?: boolean
+  /** State and block overrides: estimated on a VM of the call's own, and never kept. */
+  overrides?: CallOverrides
 }
 
 export interface EstimateResult {
@@ -70,6 +72,8 @@ const ANSWERS_KEPT = 4096
 const answers = new WeakMap<ChainReader, Map<string, Promise<EstimateResult>>>()
 
 export function estimateGas(chain: ChainReader, record: BlockRecord, args: CallArgs, opts: EstimateOptions): Promise<EstimateResult> {
+  // An overridden call's answer holds for its overrides only: it is not kept.
+  if (opts.overrides !== undefined) return estimate(chain, record, args, opts)
   let kept = answers.get(chain)
   if (!kept) answers.set(chain, (kept = new Map()))
   const key = answerKey(record, args, opts.gasCap, opts.decideFromTrace)
@@ -118,8 +122,11 @@ function answerKey(record: BlockRecord, a: CallArgs, gasCap: bigint, decideFromT
 async function estimate(chain: ChainReader, record: BlockRecord, args: CallArgs, opts: EstimateOptions): Promise<EstimateResult> {
   // geth's CallDefaults: a given gas above the cap is lowered to it.
   const capped: CallArgs = args.gas !== undefined && args.gas > opts.gasCap ? { ...args, gas: opts.gasCap } : args
-  const session = await CallSession.open(chain, record, capped)
-  const header = record.block.header
+  const session = await CallSession.open(chain, record, capped, opts.overrides)
+  const block = opts.overrides?.block
+  const number = block?.number ?? record.number
+  const time = block?.time ?? record.timestamp
+  const blockGasLimit = block?.gasLimit ?? record.block.header.gasLimit
   let executions = 0
   let evmRuns = 0
   /** Set once the run at `hi` has shown the lowest gas limit that succeeds. */
@@ -138,8 +145,8 @@ async function estimate(chain: ChainReader, record: BlockRecord, args: CallArgs,
     }
   }
 
-  let hi = capped.gas !== undefined && capped.gas >= TX_GAS ? capped.gas : header.gasLimit
-  if (hi > MAX_TX_GAS && isOsakaAt(chain.common, record.number, record.timestamp)) hi = MAX_TX_GAS
+  let hi = capped.gas !== undefined && capped.gas >= TX_GAS ? capped.gas : blockGasLimit
+  if (hi > MAX_TX_GAS && isOsakaAt(chain.common, number, time)) hi = MAX_TX_GAS
 
   if (session.feeCap !== 0n) {
     let available = await session.balance()

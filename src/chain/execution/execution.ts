@@ -9,19 +9,35 @@
  * caches, which the rollback discards, and remembers the block's state as read (./blockState.ts),
  * so a call pays neither a VM copy nor trie walks for what an earlier call already read. Executions
  * on a shared VM take turns (one checkpoint at a time).
+ *
+ * A call with state or block overrides (./overrides.ts) gets a VM of its own, at the fork its
+ * block overrides name, with the overrides applied under a checkpoint that is never committed:
+ * the shared VM, and the estimator's kept answers, never see them.
+ *
+ * Calls run from any address, as geth's do: the sender is exempt from EIP-3607 (see
+ * `BlockStateManager.exemptFromEip3607`). BLOCKHASH never fails (../blocks/blockHashes.ts).
  */
 import { Block, createBlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createTx, getCalldataFloorGas, paramsTx, TransactionType } from '@ethereumjs/tx'
 import type { TypedTransaction, TypedTxData } from '@ethereumjs/tx'
 import { createAddressFromString, createZeroAddress, toChecksumAddress } from '@ethereumjs/util'
-import type { Address } from '@ethereumjs/util'
+import type { Account, Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import type { BlockStateManager } from '../vm/blockState.ts'
+import { AncestorHashes } from '../blocks/blockHashes.ts'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
 import { loadedVmLibraries, stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
+import { applyStateOverride, overriddenBlock, OverrideError } from './overrides.ts'
+import type { BlockOverrides, Precompiles, StateOverride } from './overrides.ts'
+
+/** eth_call's and eth_estimateGas's third and fourth params. */
+export interface CallOverrides {
+  state?: StateOverride
+  block?: BlockOverrides
+}
 
 /** A call as eth_call / eth_estimateGas receive it (geth's `TransactionArgs`), already parsed. */
 export interface CallArgs {
@@ -133,7 +149,15 @@ export class BlockCalls {
   readonly vm: VM
   readonly state: BlockStateManager
   readonly record: BlockRecord
+  /** The block calls execute in: the record's, or the record's with block overrides. */
+  readonly block: Block
   #zeroFeeBlock: Block | undefined
+  /**
+   * The precompiles the EVM runs while a call executes, when state overrides moved or replaced
+   * some: runTx warms the fork's own (as geth's `Prepare` warms `ActivePrecompiles(rules)`), then
+   * the EVM runs these.
+   */
+  #executedPrecompiles: Precompiles | undefined
   #turn: Promise<unknown> = Promise.resolve()
   /** The trace of the execution under way, when it is traced (executions take turns). */
   trace: GasTrace | undefined
@@ -142,10 +166,11 @@ export class BlockCalls {
   /** The Common every call's transaction here shares (see `sharedTxCommon`). */
   readonly txCommon: Common
 
-  private constructor(vm: VM, state: BlockStateManager, record: BlockRecord) {
+  private constructor(vm: VM, state: BlockStateManager, record: BlockRecord, block: Block) {
     this.vm = vm
     this.state = state
     this.record = record
+    this.block = block
     const common = vm.common
     this.txCommon = sharedTxCommon(common)
     this.traceDecides = common.gteHardfork('istanbul') && !UNDECIDED_EIPS.some((eip) => common.isActivatedEIP(eip))
@@ -189,16 +214,50 @@ export class BlockCalls {
     }
   }
 
-  static async open(chain: ChainReader, record: BlockRecord): Promise<BlockCalls> {
+  /**
+   * A VM at `record`'s state. With `overrides` (a VM of the call's own): at the fork of the
+   * overridden number and time, executing in the overridden block, its state overrides applied
+   * under a checkpoint that stays open (each execution checkpoints and reverts on top of it).
+   */
+  static async open(chain: ChainReader, record: BlockRecord, overrides?: CallOverrides): Promise<BlockCalls> {
     const header = record.block.header
+    const block = overrides?.block
+    if (block?.beaconRoot !== undefined) throw new OverrideError('block override "beaconRoot" is not supported for this RPC method')
+    if (block?.withdrawals !== undefined) throw new OverrideError('block override "withdrawals" is not supported for this RPC method')
     // The first call imports @ethereumjs/vm and @ethereumjs/evm (not at start: see vmLibraries.ts).
     const [{ vm: vmLib, evm: evmLib }, { statemanager, blockState }, chainState] = await Promise.all([vmLibraries(), stateLibraries(), chain.getState()])
     const common = chain.common.copy()
-    common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp })
+    common.setHardforkBy({ blockNumber: block?.number ?? header.number, timestamp: block?.time ?? header.timestamp })
     const state = await blockState.BlockStateManager.at(chainState, header.stateRoot, { caches: new statemanager.Caches() })
-    const evm = await evmLib.createEVM({ common, stateManager: state, blockchain: chain.blockchain })
-    const vm = await vmLib.createVM({ common, stateManager: state, blockchain: chain.blockchain, evm })
-    return new BlockCalls(vm, state, record)
+    // BLOCKHASH walks back from the block's real header, as geth's GetHashFn does under overrides.
+    const blockchain = new AncestorHashes(chain.blockchain, header)
+    const evm = await evmLib.createEVM({ common, stateManager: state, blockchain })
+    const vm = await vmLib.createVM({ common, stateManager: state, blockchain, evm })
+    const calls = new BlockCalls(vm, state, record, block === undefined ? record.block : overriddenBlock(record.block, common, block))
+    if (overrides?.state !== undefined) {
+      await vm.evm.journal.checkpoint()
+      const precompiles: Precompiles = new Map(vm.evm.precompiles)
+      await applyStateOverride(state, overrides.state, precompiles)
+      if (!samePrecompiles(precompiles, vm.evm.precompiles)) calls.#executeWith(precompiles)
+    }
+    return calls
+  }
+
+  /** Runs the EVM with `precompiles` once runTx has warmed the fork's own. */
+  #executeWith(precompiles: Precompiles): void {
+    this.#executedPrecompiles = precompiles
+    const evm = this.vm.evm as unknown as { _precompiles: Precompiles; runCall: (opts: unknown) => Promise<unknown> }
+    const rules = evm._precompiles
+    const runCall = evm.runCall.bind(evm)
+    // runTx warms `evm.precompiles`, then calls runCall: the EVM runs the overridden set, and the next execution warms the fork's again.
+    evm.runCall = async (opts) => {
+      evm._precompiles = precompiles
+      try {
+        return await runCall(opts)
+      } finally {
+        evm._precompiles = rules
+      }
+    }
   }
 
   /**
@@ -207,8 +266,8 @@ export class BlockCalls {
    * BASEFEE then reads 0, as it does on geth).
    */
   blockFor(zeroFees: boolean): Block {
-    if (!zeroFees) return this.record.block
-    this.#zeroFeeBlock ??= withZeroBaseFee(this.record.block, this.vm)
+    if (!zeroFees) return this.block
+    this.#zeroFeeBlock ??= withZeroBaseFee(this.block, this.vm)
     return this.#zeroFeeBlock
   }
 
@@ -253,8 +312,11 @@ export class CallSession {
   /** The call's transaction, built once, and the highest gas limit it was built (checked) with. */
   #tx: TypedTransaction | undefined
   #checkedGas = -1n
+  /** A VM of the call's own (it has overrides), not the block's shared one. */
+  readonly #ownVm: boolean
 
-  private constructor(calls: BlockCalls, block: Block, args: CallArgs, type: number, feeCap: bigint) {
+  private constructor(calls: BlockCalls, block: Block, args: CallArgs, type: number, feeCap: bigint, ownVm: boolean) {
+    this.#ownVm = ownVm
     this.#calls = calls
     this.#vm = calls.vm
     this.record = calls.record
@@ -269,8 +331,8 @@ export class CallSession {
    * Checks the fee fields as geth's `CallDefaults` does and prepares the call on the VM kept for
    * `record`'s state, with `record`'s header as the block context.
    */
-  static async open(chain: ChainReader, record: BlockRecord, args: CallArgs): Promise<CallSession> {
-    const header = record.block.header
+  static async open(chain: ChainReader, record: BlockRecord, args: CallArgs, overrides?: CallOverrides): Promise<CallSession> {
+    const header = overrides?.block === undefined ? record.block.header : { baseFeePerGas: overrides.block.baseFeePerGas ?? record.block.header.baseFeePerGas }
     if (args.gasPrice !== undefined && (args.maxFeePerGas !== undefined || args.maxPriorityFeePerGas !== undefined)) {
       throw new CallError('both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified')
     }
@@ -289,20 +351,28 @@ export class CallSession {
     if (type === TransactionType.BlobEIP4844 && args.to === undefined) throw new CallError('blob transaction of type create')
     if (type === TransactionType.EOACodeEIP7702 && args.to === undefined) throw new CallError('set code transaction of type create')
 
-    const calls = await callsAt(chain, record)
+    const calls = overrides === undefined ? await callsAt(chain, record) : await BlockCalls.open(chain, record, overrides)
     const zeroFees = feeCap === 0n && tip === 0n && baseFee !== undefined
-    return new CallSession(calls, calls.blockFor(zeroFees), args, type, feeCap)
+    return new CallSession(calls, calls.blockFor(zeroFees), args, type, feeCap, overrides !== undefined)
   }
 
-  /** The sender's balance at the block. */
+  /** The sender's balance at the block (state overrides included). */
   async balance(): Promise<bigint> {
-    return (await this.#calls.state.blockAccount(this.from))?.balance ?? 0n
+    return (await this.#account(this.from))?.balance ?? 0n
   }
 
   /** Whether `to` has code (geth's plain-transfer shortcut needs to know). */
   async targetHasCode(): Promise<boolean> {
     if (this.args.to === undefined) return false
-    return (await this.#calls.state.blockAccount(createAddressFromString(this.args.to)))?.isContract() ?? false
+    return (await this.#account(createAddressFromString(this.args.to)))?.isContract() ?? false
+  }
+
+  /** An account at the block; on a VM of the call's own, as its state overrides left it. */
+  #account(address: Address): Promise<Account | undefined> {
+    const state = this.#calls.state
+    // Between executions the shared VM's caches may hold nothing but the block; a VM of the call's
+    // own holds the overrides under its open checkpoint.
+    return this.#ownVm ? state.getAccount(address) : state.blockAccount(address)
   }
 
   /**
@@ -324,6 +394,7 @@ export class CallSession {
         : undefined
     calls.trace = trace
     await vm.evm.journal.checkpoint()
+    calls.state.exemptFromEip3607(this.from)
     let failure: CallError | undefined
     try {
       const result = await loadedVmLibraries().vm.runTx(vm, {
@@ -350,6 +421,7 @@ export class CallSession {
       failure = this.#gethError(err, gasLimit)
     } finally {
       calls.trace = undefined
+      calls.state.endEip3607Exemption()
       await vm.evm.journal.revert()
     }
     if (failure.message.startsWith('insufficient funds')) throw new CallError((await this.fundsShortfall(gasLimit)) ?? failure.message)
@@ -470,7 +542,6 @@ export class CallSession {
     if ((m = message.match(/(?:maxFeePerGas|gasPrice) \((\d+)\) is less than the block's baseFeePerGas \((\d+)\)/))) {
       return new CallError(`max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${m[1]}, baseFee: ${m[2]}`)
     }
-    if (/EIP-3607/.test(message)) return new CallError(`sender not an eoa: address ${from}`)
     if (/maxFeePerBlobGas/.test(message)) return new CallError('max fee per blob gas less than block blob gas fee')
     if (/gas limit.*(?:EIP-7825|exceeds|maximum)/i.test(message)) {
       return new CallError(`transaction gas limit too high (cap: 16777216, tx: ${gasLimit})`)
@@ -506,7 +577,16 @@ function sharedTxCommon(common: Common): Common {
 function withZeroBaseFee(block: Block, vm: VM): Block {
   const header = createBlockHeader(block.header.toJSON(), { common: vm.common, freeze: false, skipConsensusFormatValidation: true })
   ;(header as { baseFeePerGas?: bigint }).baseFeePerGas = 0n
+  // A blob base fee given as a block override stays (geth zeroes it only for a blob fee cap of 0).
+  if (Object.hasOwn(block.header, 'getBlobGasPrice')) header.getBlobGasPrice = block.header.getBlobGasPrice
   return new Block(header, [], [], block.withdrawals, { common: vm.common })
+}
+
+/** Whether two precompile sets are the same addresses with the same implementations. */
+function samePrecompiles(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>): boolean {
+  if (a.size !== b.size) return false
+  for (const [key, fn] of a) if (b.get(key) !== fn) return false
+  return true
 }
 
 /** geth's name of the halting opcode (`core/vm/opcodes.go`): `INVALID`, or `opcode 0xc not defined`. */

@@ -11,13 +11,20 @@
  * checkpoint is committed, which a rolled-back call never does): a cache miss is a read of the
  * block's own state, which the memos answer, and every call run on this state starts from warm
  * reads. Without caches (plain reads), every read is a memo lookup after the first.
+ *
+ * An `isolated` state writes its trie nodes to an overlay of the chain's database (./overlayDb.ts):
+ * a simulation commits blocks and computes their state roots there, and the chain never sees them.
+ *
+ * Calls run from any address, as geth's do: `exemptFromEip3607` makes the next read of an account
+ * answer an empty code hash to the one check that reads it (see there).
  */
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Caches } from '@ethereumjs/statemanager'
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { bytesToHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
+import { bytesToHex, createAccountFromRLP, equalsBytes, KECCAK256_NULL, unpadBytes } from '@ethereumjs/util'
 import type { Account, Address } from '@ethereumjs/util'
+import { OverlayDB } from './overlayDb.ts'
 
 /** Past this many keys a memo starts over (a bound on memory under endless distinct reads). */
 const MEMO_LIMIT = 100_000
@@ -38,21 +45,64 @@ export class BlockStateManager extends MerkleStateManager {
    * rolled-back call would build (and register debug loggers for) a new trie per contract it reads.
    */
   readonly #storageTries = new Map<string, MerklePatriciaTrie>()
+  /** The address (unprefixed hex) whose next account read answers an empty code hash once. */
+  #eoaView: string | undefined
 
-  private constructor(base: MerkleStateManager, root: Uint8Array, caches: Caches | undefined) {
+  private constructor(base: MerkleStateManager, root: Uint8Array, caches: Caches | undefined, isolated: boolean) {
     const common = base.common.copy()
     common.setHardfork(base.common.hardfork())
     // Element access: the trie is protected on MerkleStateManager, and its copy shares the database.
-    const trie = base['_trie'].shallowCopy(false, { cacheSize: 0 })
+    const baseTrie = base['_trie']
+    const trie = baseTrie.shallowCopy(false, { cacheSize: 0 })
+    // Storage tries are copies of this one, so they write to the overlay too.
+    if (isolated) trie.database(new OverlayDB(baseTrie.database().db), baseTrie.database()['valueEncoding'])
     super({ common, trie, caches })
     this.#root = root
   }
 
-  /** A state at `stateRoot`, sharing `base`'s trie database; with `caches` for calls. */
-  static async at(base: MerkleStateManager, stateRoot: Uint8Array, opts: { caches?: Caches } = {}): Promise<BlockStateManager> {
-    const sm = new BlockStateManager(base, stateRoot, opts.caches)
+  /**
+   * A state at `stateRoot`, sharing `base`'s trie database; with `caches` for calls; `isolated`:
+   * writing its trie nodes to an overlay of that database (for a state that is committed).
+   */
+  static async at(base: MerkleStateManager, stateRoot: Uint8Array, opts: { caches?: Caches; isolated?: boolean } = {}): Promise<BlockStateManager> {
+    const sm = new BlockStateManager(base, stateRoot, opts.caches, opts.isolated === true)
     await sm.setStateRoot(stateRoot)
     return sm
+  }
+
+  /**
+   * geth runs calls from any address (`SkipTransactionChecks`); EthereumJS's runTx refuses a
+   * sender with code (EIP-3607), reading the sender's account once before anything else does and
+   * comparing its code hash. The next read of `address` answers an account whose code hash reads
+   * empty the first time only: that check passes, and every later read of the same object (the
+   * puts that debit and bump the sender) gives the real hash, so the code stays. Cleared by
+   * `endEip3607Exemption` when the execution is over, whether or not the read came.
+   */
+  exemptFromEip3607(address: Address): void {
+    this.#eoaView = bytesToHex(address.bytes)
+  }
+
+  endEip3607Exemption(): void {
+    this.#eoaView = undefined
+  }
+
+  #maybeEoaView(address: Address, account: Account | undefined): Account | undefined {
+    if (this.#eoaView === undefined || account === undefined || this.#eoaView !== bytesToHex(address.bytes)) return account
+    this.#eoaView = undefined
+    if (!account.isContract()) return account
+    let read = false
+    Object.defineProperty(account, 'codeHash', {
+      get(this: { _codeHash: Uint8Array }) {
+        if (read) return this._codeHash
+        read = true
+        return KECCAK256_NULL
+      },
+      set(this: { _codeHash: Uint8Array }, value: Uint8Array) {
+        this._codeHash = value
+      },
+      configurable: true,
+    })
+    return account
   }
 
   /** The account as the block holds it, whatever a call running on this state has changed. */
@@ -63,11 +113,11 @@ export class BlockStateManager extends MerkleStateManager {
 
   override async getAccount(address: Address): Promise<Account | undefined> {
     const cached = this._caches?.account?.get(address)
-    if (cached !== undefined) return cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined
+    if (cached !== undefined) return this.#maybeEoaView(address, cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined)
     const rlp = await this.#baseAccount(address)
     const account = rlp !== null ? createAccountFromRLP(rlp) : undefined
     this._caches?.account?.put(address, account)
-    return account
+    return this.#maybeEoaView(address, account)
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {

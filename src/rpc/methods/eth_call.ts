@@ -1,27 +1,15 @@
 import { CallRejected, runCall } from '../../chain/execution/call.ts'
+import { OverrideError } from '../../chain/execution/overrides.ts'
 import { toData } from '../../encoding/hex.ts'
 import { revertMessage } from '../../encoding/revert.ts'
 import { callObject } from '../callObject.ts'
-import { ExecutionRevertedError, InvalidParamsError, ServerError } from '../errors.ts'
+import { ExecutionRevertedError, ServerError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { optional } from '../params.ts'
-import type { Param } from '../params.ts'
+import { blockOverridesParam, stateOverrideParam } from '../overrides.ts'
 import { blockNumberOrHash } from '../validators.ts'
 import { GAS_CAP_MULTIPLIER } from './eth_estimateGas.ts'
 import { LATEST, stateRecord } from '../blocks.ts'
-
-/**
- * geth's third and fourth eth_call params (state and block overrides). The double cannot apply
- * them; it says so rather than answering as if they were not there. Empty objects are accepted.
- */
-function unsupportedOverride(what: string): Param<undefined> {
-  return {
-    parse(v) {
-      if (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0) return undefined
-      throw new InvalidParamsError(`${what} overrides are not supported by this double`)
-    },
-  }
-}
 
 /**
  * Executes a call on the state of a block (default `latest`) and returns what it returned. Its
@@ -30,23 +18,27 @@ function unsupportedOverride(what: string): Param<undefined> {
  * answers code 3 with geth's message and the revert data; another halt answers -32000 with geth's
  * name for it (`out of gas`, `invalid jump destination`, ...); a call geth refuses before running
  * it answers -32000 with geth's words (`err: insufficient funds for gas * price + value: ...`).
+ *
+ * The third and fourth params are geth's state and block overrides (chain/execution/overrides.ts),
+ * applied to this call's own state; an override geth refuses answers -32000 in its words.
  */
 export const eth_call = defineMethod({
   name: 'eth_call',
   params: [
     callObject,
     optional(blockNumberOrHash, LATEST),
-    optional(unsupportedOverride('state'), undefined),
-    optional(unsupportedOverride('block'), undefined),
+    stateOverrideParam,
+    blockOverridesParam,
   ],
-  async run([args, selector], { chain }) {
+  async run([args, selector, state, block], { chain }) {
     const record = stateRecord(chain, selector)
     const gasCap = chain.head.block.header.gasLimit * GAS_CAP_MULTIPLIER
+    const overrides = state === undefined && block === undefined ? undefined : { state, block }
     let outcome
     try {
-      ;({ outcome } = await runCall(chain, record, args, gasCap))
+      ;({ outcome } = await runCall(chain, record, args, gasCap, overrides))
     } catch (err) {
-      if (err instanceof CallRejected) throw new ServerError(err.message)
+      if (err instanceof CallRejected || err instanceof OverrideError) throw new ServerError(err.message)
       throw err
     }
     if (outcome.reverted) throw new ExecutionRevertedError(revertMessage(outcome.returnValue), toData(outcome.returnValue))

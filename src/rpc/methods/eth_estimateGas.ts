@@ -1,6 +1,7 @@
 import type { BlockSelector } from '../../chain/blocks/types.ts'
 import { estimateGas, EstimateRevert } from '../../chain/execution/estimateGas.ts'
 import { CallError } from '../../chain/execution/execution.ts'
+import { OverrideError } from '../../chain/execution/overrides.ts'
 import { toData, toQuantity } from '../../encoding/hex.ts'
 import { revertMessage } from '../../encoding/revert.ts'
 import { LATEST, stateRecord } from '../blocks.ts'
@@ -8,6 +9,7 @@ import { callObject } from '../callObject.ts'
 import { ExecutionRevertedError, ServerError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { optional } from '../params.ts'
+import { blockOverridesParam, stateOverrideParam } from '../overrides.ts'
 import { blockNumberOrHash } from '../validators.ts'
 
 /** The hosted service caps `gas` of eth_estimateGas and eth_call at 10x the current block gas limit. */
@@ -16,22 +18,24 @@ export const GAS_CAP_MULTIPLIER = 10n
 /**
  * The lowest gas limit (within geth's 1.5%) at which the call succeeds, found by executing it
  * (see chain/estimateGas.ts). A revert answers code 3 with geth's message and the revert data.
- * `safe` is answered as `finalized`, as the hosted service documents.
+ * `safe` is answered as `finalized`, as the hosted service documents. The third and fourth
+ * params are geth's state and block overrides, as for eth_call.
  */
 export const eth_estimateGas = defineMethod({
   name: 'eth_estimateGas',
-  params: [callObject, optional(blockNumberOrHash, LATEST)],
-  async run([args, selector], { chain }) {
+  params: [callObject, optional(blockNumberOrHash, LATEST), stateOverrideParam, blockOverridesParam],
+  async run([args, selector, state, block], { chain }) {
     const resolved: BlockSelector = selector.kind === 'tag' && selector.tag === 'safe' ? { kind: 'tag', tag: 'finalized' } : selector
     const record = stateRecord(chain, resolved)
     try {
       const { gas } = await estimateGas(chain, record, args, {
         gasCap: chain.head.block.header.gasLimit * GAS_CAP_MULTIPLIER,
+        overrides: state === undefined && block === undefined ? undefined : { state, block },
       })
       return toQuantity(gas)
     } catch (err) {
       if (err instanceof EstimateRevert) throw new ExecutionRevertedError(revertMessage(err.data), toData(err.data))
-      if (err instanceof CallError) throw new ServerError(err.message)
+      if (err instanceof CallError || err instanceof OverrideError) throw new ServerError(err.message)
       throw err
     }
   },
