@@ -1,6 +1,6 @@
 /**
  * gateway-double as the bench runs it under load: a child process (`node --import tsx
- * bench/gatewayServer.ts <config.json>`) that calls `startServer` exactly as the CLI does, and
+ * bench/gatewayServer.ts <config.json> [<options.json>]`) that calls `startServer` exactly as the CLI does, and
  * answers the parent over IPC with its port and, on request, a key's credit balance (which the
  * gateway does not expose over HTTP). The parent measures this process's resident memory.
  */
@@ -15,6 +15,8 @@ export type FromServer =
 const send = (message: FromServer) => process.send?.(message)
 
 const configPath = process.argv[2]
+/** Further `startServer` options as JSON (the robustness bench sets the execution limits). */
+const extra = JSON.parse(process.argv[3] ?? '{}') as { evmTimeoutMs?: number; evmSliceMs?: number }
 if (configPath === undefined || process.send === undefined) {
   console.error('usage (from the bench, with an IPC channel): node --import tsx bench/gatewayServer.ts <config.json>')
   process.exit(2)
@@ -22,7 +24,7 @@ if (configPath === undefined || process.send === undefined) {
 
 const started = performance.now()
 try {
-  const server = await startServer({ config: configPath, port: 0, logger: { error: (m, e) => console.error(`gateway-double: ${m}:`, e) } })
+  const server = await startServer({ ...extra, config: configPath, port: 0, logger: { error: (m, e) => console.error(`gateway-double: ${m}:`, e) } })
   send({ type: 'ready', port: server.port, loadMs: performance.now() - started })
   process.on('message', (message: ToServer) => {
     if (message.type === 'balance') {

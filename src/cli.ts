@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile, withFixtures } from './gateway/config.ts'
+import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile, parseDuration, withFixtures } from './gateway/config.ts'
 import type { Logger } from './gateway/gateway.ts'
 import type { Chain } from './chain/chain.ts'
 import { DEFAULT_BIND_HOST, DEFAULT_PORT, startServer } from './http/server.ts'
@@ -31,6 +31,8 @@ Options:
                            first key of the config; repeatable
   --control                serve the control endpoint for tests under /_double/
                            (snapshots, clock, keys, mining, request log, faults)
+  --evm-timeout <duration> time limit of an eth_call's or eth_estimateGas's executions, as
+                           geth's --rpc.evmtimeout (default 5s; 0: none), e.g. 500ms, 30s
   -h, --help               print this help and exit
   -v, --version            print the version and exit
 `
@@ -46,6 +48,8 @@ export interface CliOptions {
   fixtures: Record<string, string>
   /** `--control`: serve the control endpoint (absent when not given). */
   control?: true
+  /** `--evm-timeout`, in ms (absent when not given). */
+  evmTimeoutMs?: number
   help: boolean
   version: boolean
 }
@@ -64,6 +68,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         config: { type: 'string' },
         fixture: { type: 'string', multiple: true },
         control: { type: 'boolean' },
+        'evm-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -89,12 +94,21 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     if (name in fixtures) throw new UsageError(`--fixture: network ${JSON.stringify(name)} given twice`)
     fixtures[name] = spec.slice(eq + 1)
   }
+  let evmTimeoutMs: number | undefined
+  if (values['evm-timeout'] !== undefined) {
+    try {
+      evmTimeoutMs = parseDuration(values['evm-timeout'], '--evm-timeout')
+    } catch (err) {
+      throw new UsageError((err as Error).message)
+    }
+  }
   return {
     port,
     host: values.host ?? DEFAULT_BIND_HOST,
     config: values.config,
     fixtures,
     ...(values.control === true ? { control: true as const } : {}),
+    ...(evmTimeoutMs !== undefined ? { evmTimeoutMs } : {}),
     help: values.help ?? false,
     version: values.version ?? false,
   }
@@ -173,7 +187,15 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   let server: RunningServer
   try {
     const config = withFixtures(loadConfigFile(opts.config ?? DEFAULT_CONFIG_PATH), opts.fixtures)
-    server = await startServer({ config, port: opts.port, host: opts.host, logger, loadChain, control: opts.control === true })
+    server = await startServer({
+      config,
+      port: opts.port,
+      host: opts.host,
+      logger,
+      loadChain,
+      control: opts.control === true,
+      ...(opts.evmTimeoutMs !== undefined ? { evmTimeoutMs: opts.evmTimeoutMs } : {}),
+    })
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)
     io.stderr(`gateway-double: ${message}\n`)

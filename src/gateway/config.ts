@@ -47,6 +47,8 @@ export interface GatewayConfig {
   readonly serviceHost: string
   readonly networks: Readonly<Record<string, NetworkSettings>>
   readonly keys: readonly KeyConfigInput[]
+  /** `evmTimeout` in ms, when the file sets it. */
+  readonly evmTimeoutMs?: number
 }
 
 /** The shape of a key in a config file (or passed to `createApp`). */
@@ -67,6 +69,8 @@ export interface KeyConfigInput {
 
 export interface GatewayConfigInput {
   serviceHost?: string
+  /** geth's `--rpc.evmtimeout` as a duration: `"5s"`, `"1500ms"`, `"1m"`, `"0"` (no limit). */
+  evmTimeout?: string
   networks: Record<string, { fixture: string }>
   keys: KeyConfigInput[]
 }
@@ -230,8 +234,9 @@ export function parseNetworkName(name: string, where: string): string {
 /** Validates a parsed config file; relative fixture folders are resolved from `baseDir`. */
 export function parseConfig(input: unknown, baseDir: string): GatewayConfig {
   const obj = expectRecord(input, 'config')
-  onlyFields(obj, ['serviceHost', 'networks', 'keys'], 'config')
+  onlyFields(obj, ['serviceHost', 'networks', 'keys', 'evmTimeout'], 'config')
   const serviceHost = parseServiceHost(obj.serviceHost)
+  const evmTimeoutMs = obj.evmTimeout === undefined ? undefined : parseDuration(obj.evmTimeout, 'evmTimeout')
   const rawNetworks = expectRecord(obj.networks, 'networks')
   const networks: Record<string, NetworkSettings> = {}
   for (const [name, value] of Object.entries(rawNetworks)) {
@@ -242,7 +247,31 @@ export function parseConfig(input: unknown, baseDir: string): GatewayConfig {
     networks[name] = { fixture: resolve(baseDir, expectString(net.fixture, `${where}.fixture`)) }
   }
   parseKeys(obj.keys, Object.keys(networks))
-  return { serviceHost, networks, keys: structuredClone(obj.keys as KeyConfigInput[]) }
+  const keys = structuredClone(obj.keys as KeyConfigInput[])
+  return evmTimeoutMs === undefined ? { serviceHost, networks, keys } : { serviceHost, networks, keys, evmTimeoutMs }
+}
+
+/** The longest time limit a duration may set: a day (longer is no limit in practice; use 0). */
+const MAX_DURATION_MS = 86_400_000
+
+/**
+ * A duration as geth's flags take one (Go's `time.ParseDuration`, in whole ms): `"5s"`,
+ * `"1500ms"`, `"1m30s"`, `"0"`. Up to a day.
+ */
+export function parseDuration(v: unknown, where: string): number {
+  const text = typeof v === 'string' ? v : undefined
+  const parts = text === undefined ? null : text === '0' ? [] : text.match(/\d+(?:\.\d+)?(?:ms|s|m|h)/g)
+  if (text === undefined || parts === null || parts.join('') !== (text === '0' ? '' : text)) {
+    fail(where, `must be a duration like "5s", "1500ms" or "0" (none), got ${describe(v)}`)
+  }
+  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+  let ms = 0
+  for (const part of parts!) {
+    const [, n, u] = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(part)!
+    ms += Number(n) * unit[u!]!
+  }
+  if (!Number.isInteger(ms) || ms > MAX_DURATION_MS) fail(where, `must be whole milliseconds, at most a day (use "0" for no limit), got ${describe(v)}`)
+  return ms
 }
 
 /** Reads and validates a config file; errors name the file and the field. */

@@ -22,6 +22,7 @@
 import type { Chain } from '../chain/chain.ts'
 import type { FilterLimits } from '../chain/filters/filterTable.ts'
 import { SYSTEM_CLOCK } from '../chain/clock.ts'
+import { DEFAULT_EVM_TIMEOUT_MS, DEFAULT_SLICE_MS } from '../chain/vm/executionGuard.ts'
 import { execute as rpcExecute, isSupportedMethod as rpcIsSupported, errorResponse, parseMessage } from '../rpc/dispatch.ts'
 import type { ParsedMessage } from '../rpc/dispatch.ts'
 import { InternalError, InvalidRequestError, ParseError } from '../rpc/errors.ts'
@@ -106,6 +107,14 @@ export interface GatewayOptions {
   readonly batchLimit?: number
   /** The filters' bounds per key and network (default `FILTER_LIMITS`, src/chain/filters/filterTable.ts). */
   readonly filterLimits?: Partial<FilterLimits>
+  /**
+   * How long the executions of one eth_call or eth_estimateGas may take, in ms (geth's
+   * `--rpc.evmtimeout`): past it, -32000 `execution aborted (timeout = 5s)`. 0: no limit.
+   * Default 5,000.
+   */
+  readonly evmTimeoutMs?: number
+  /** How long an execution runs before other requests get a turn, in ms; 0: never. Default 10. */
+  readonly evmSliceMs?: number
 }
 
 export interface Gateway {
@@ -183,6 +192,11 @@ export function planBody(body: Buffer | string, rpc: RpcBackend, batchLimit: num
   return { kind: 'batch', messages, cost, id: null }
 }
 
+function nonNegativeInteger(v: number, name: string): number {
+  if (!Number.isSafeInteger(v) || v < 0) throw new TypeError(`${name} must be an integer of at least 0 (ms), got ${v}`)
+  return v
+}
+
 /** The gateway's own failure: the service's 500 with a JSON-RPC `-32603 internal error`, no stack. */
 export function gatewayFailure(): HttpResponse {
   return decorate({ ...jsonRpcResponse(errorResponse(null, new InternalError())), status: 500 }, undefined)
@@ -238,6 +252,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   const rpc = options.rpc ?? defaultRpcBackend
   const batchLimit = options.batchLimit ?? DEFAULT_BATCH_LIMIT
   if (!Number.isSafeInteger(batchLimit) || batchLimit < 1) throw new TypeError(`batchLimit must be a positive integer, got ${batchLimit}`)
+  const execution = {
+    timeoutMs: nonNegativeInteger(options.evmTimeoutMs ?? DEFAULT_EVM_TIMEOUT_MS, 'evmTimeoutMs'),
+    sliceMs: nonNegativeInteger(options.evmSliceMs ?? DEFAULT_SLICE_MS, 'evmSliceMs'),
+  }
   const ledger = new CreditLedger(clock)
   const faults = new FaultBook()
   const log = new RequestLog()
@@ -314,6 +332,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const key = state.key!.key
     const ctx: RpcContext = {
       chain: network.chain,
+      execution,
       // Made on the first filter call of this key on this network.
       get filters() {
         return filterScopes.tableOf(key, network)

@@ -38,6 +38,10 @@ export interface StartServerOptions {
   readonly clock?: Clock
   readonly logger?: Logger
   readonly rpc?: RpcBackend
+  /** The time limit of an eth_call's or eth_estimateGas's executions, in ms (0: none). Default: the config's `evmTimeout`, else 5,000. */
+  readonly evmTimeoutMs?: number
+  /** How long an execution runs before other requests get a turn, in ms (0: never). Default 10. */
+  readonly evmSliceMs?: number
   /** Serve the HTTP control endpoint under `/_double/` (the CLI's `--control`). Default false. */
   readonly control?: boolean
   /** Loads a fixture folder. Default: src/chain/loadFixture.ts. */
@@ -110,6 +114,8 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.rpc ? { rpc: opts.rpc } : {}),
+    ...(opts.evmTimeoutMs !== undefined ? { evmTimeoutMs: opts.evmTimeoutMs } : config.evmTimeoutMs !== undefined ? { evmTimeoutMs: config.evmTimeoutMs } : {}),
+    ...(opts.evmSliceMs !== undefined ? { evmSliceMs: opts.evmSliceMs } : {}),
   })
   const fastLane = createNodeHandler(gateway)
   let app: Promise<GatewayApp> | undefined

@@ -1,5 +1,6 @@
 import type { Chain } from '../chain/chain.ts'
 import type { FilterTable } from '../chain/filters/filterTable.ts'
+import { ExecutionBudget } from '../chain/vm/executionGuard.ts'
 import type { Param, ParsedParams } from './params.ts'
 import type { JsonRpcRequest } from './types.ts'
 
@@ -12,6 +13,12 @@ export interface RpcContext {
    * `filter not found`, and install nothing.
    */
   readonly filters?: FilterTable
+  /**
+   * The time limit of eth_call and eth_estimateGas executions (ms, 0: none; default 5,000 as geth's
+   * `--rpc.evmtimeout`) and how long one runs before letting other requests in (ms, 0: never;
+   * default 10). See chain/vm/executionGuard.ts.
+   */
+  readonly execution?: { readonly timeoutMs: number; readonly sliceMs: number }
   /** Told of errors that are not RpcErrors (bugs), which the wire only sees as -32603. */
   readonly onInternalError?: (err: unknown, request: JsonRpcRequest) => void
 }
@@ -25,4 +32,9 @@ export interface RpcMethod<P extends readonly Param<unknown>[] = readonly Param<
 /** Declares a JSON-RPC method: its wire name, its params by position, its handler. */
 export function defineMethod<const P extends readonly Param<unknown>[]>(method: RpcMethod<P>): RpcMethod<P> {
   return method
+}
+
+/** A request's execution budget, from the context's settings (geth's defaults when it has none). */
+export function executionBudget(execution: RpcContext['execution']): ExecutionBudget {
+  return execution === undefined ? new ExecutionBudget() : new ExecutionBudget(execution.timeoutMs, execution.sliceMs)
 }

@@ -13,6 +13,7 @@ import { toChecksumAddress } from '@ethereumjs/util'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { intrinsicGas, isOsakaAt, MAX_TX_GAS } from '../vm/gasRules.ts'
+import type { ExecutionBudget } from '../vm/executionGuard.ts'
 import { CallError, CallSession } from './execution.ts'
 import type { CallArgs, CallOverrides, ExecutionOutcome } from './execution.ts'
 
@@ -30,8 +31,18 @@ export interface CallResult {
 /** geth's `CallDefaults` errors, which eth_call answers without the `err: ... (supplied gas)` frame. */
 const ARGUMENT_ERRORS = [/^both gasPrice and \(maxFeePerGas or maxPriorityFeePerGas\) specified/, /^chainId does not match/]
 
-/** Throws `CallRejected`, or `OverrideError` for overrides geth refuses. */
-export async function runCall(chain: ChainReader, record: BlockRecord, args: CallArgs, gasCap: bigint, overrides?: CallOverrides): Promise<CallResult> {
+/**
+ * Throws `CallRejected`, or `OverrideError` for overrides geth refuses. With `budget`, the
+ * execution runs within its time (see ../vm/executionGuard.ts).
+ */
+export async function runCall(
+  chain: ChainReader,
+  record: BlockRecord,
+  args: CallArgs,
+  gasCap: bigint,
+  overrides?: CallOverrides,
+  budget?: ExecutionBudget,
+): Promise<CallResult> {
   let gas = args.gas ?? gasCap
   if (gas > gasCap) gas = gasCap
   const number = overrides?.block?.number ?? record.number
@@ -48,7 +59,7 @@ export async function runCall(chain: ChainReader, record: BlockRecord, args: Cal
     throw new CallRejected(applyMessageError(err.message, gas))
   }
   try {
-    return { outcome: await session.execute(gas), gas }
+    return { outcome: await session.execute(gas, budget === undefined ? {} : { budget }), gas }
   } catch (err) {
     if (!(err instanceof CallError)) throw err
     const gethOrder = err.intrinsic || err.message.startsWith('insufficient funds')

@@ -29,6 +29,8 @@ import { jsonReplacer } from '../../encoding/hex.ts'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { isOsakaAt, MAX_TX_GAS } from '../vm/gasRules.ts'
+import { ExecutionTimeout } from '../vm/executionGuard.ts'
+import type { ExecutionBudget } from '../vm/executionGuard.ts'
 import { CallError, CallSession } from './execution.ts'
 import type { CallArgs, CallOverrides, ExecutionOutcome } from './execution.ts'
 
@@ -53,6 +55,8 @@ export interface EstimateOptions {
   decideFromTrace?: boolean
   /** State and block overrides: estimated on a VM of the call's own, and never kept. */
   overrides?: CallOverrides
+  /** The time all the estimate's executions may take together (see ../vm/executionGuard.ts). */
+  budget?: ExecutionBudget
 }
 
 export interface EstimateResult {
@@ -136,7 +140,7 @@ async function estimate(chain: ChainReader, record: BlockRecord, args: CallArgs,
     if (lowestGas !== undefined) return { failed: gas < lowestGas }
     evmRuns++
     try {
-      const outcome = await session.execute(gas, { trace })
+      const outcome = await session.execute(gas, opts.budget === undefined ? { trace } : { trace, budget: opts.budget })
       return { failed: outcome.failed, outcome }
     } catch (err) {
       if (err instanceof CallError && err.intrinsic) return { failed: true }
@@ -165,7 +169,10 @@ async function estimate(chain: ChainReader, record: BlockRecord, args: CallArgs,
   if (opts.gasCap !== 0n && hi > opts.gasCap) hi = opts.gasCap
 
   if ((capped.data?.length ?? 0) === 0 && capped.to !== undefined && !(await session.targetHasCode())) {
-    const transfer = await run(TX_GAS).catch(() => ({ failed: true }))
+    const transfer = await run(TX_GAS).catch((err: unknown) => {
+      if (err instanceof ExecutionTimeout) throw err
+      return { failed: true }
+    })
     if (!transfer.failed) return { gas: TX_GAS, executions, evmRuns }
   }
 

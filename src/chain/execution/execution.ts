@@ -29,6 +29,8 @@ import { AncestorHashes } from '../blocks/blockHashes.ts'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
+import { checkpointsOf, ExecutionTimeout, guardFor, guardVm, restoreVm } from '../vm/executionGuard.ts'
+import type { ExecutionBudget, ExecutionGuard } from '../vm/executionGuard.ts'
 import { loadedVmLibraries, stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
 import { applyStateOverride, overriddenBlock, OverrideError } from './overrides.ts'
 import type { BlockOverrides, Precompiles, StateOverride } from './overrides.ts'
@@ -161,6 +163,8 @@ export class BlockCalls {
   #turn: Promise<unknown> = Promise.resolve()
   /** The trace of the execution under way, when it is traced (executions take turns). */
   trace: GasTrace | undefined
+  /** The time limit of the execution under way, when it has one (see ../vm/executionGuard.ts). */
+  guard: ExecutionGuard | undefined
   /** Whether a trace can decide other gas limits under this block's rules (see `lowestGas`). */
   readonly traceDecides: boolean
   /** The Common every call's transaction here shares (see `sharedTxCommon`). */
@@ -175,6 +179,7 @@ export class BlockCalls {
     this.txCommon = sharedTxCommon(common)
     this.traceDecides = common.gteHardfork('istanbul') && !UNDECIDED_EIPS.some((eip) => common.isActivatedEIP(eip))
     if (this.traceDecides) this.#watchOpcodes()
+    guardVm(vm, () => this.guard)
   }
 
   /**
@@ -377,13 +382,15 @@ export class CallSession {
 
   /**
    * Runs the call with `gasLimit`; throws `CallError` for failures outside the EVM. With `trace`,
-   * a success answers `lowestGas` when the trace decides it.
+   * a success answers `lowestGas` when the trace decides it. With `budget`, the execution lets
+   * other requests take turns and throws `ExecutionTimeout` once the budget's time is up (the VM
+   * restored as it was).
    */
-  execute(gasLimit: bigint, opts: { trace?: boolean } = {}): Promise<ExecutionOutcome> {
-    return this.#calls.inTurn(() => this.#execute(gasLimit, opts.trace === true))
+  execute(gasLimit: bigint, opts: { trace?: boolean; budget?: ExecutionBudget } = {}): Promise<ExecutionOutcome> {
+    return this.#calls.inTurn(() => this.#execute(gasLimit, opts.trace === true, opts.budget))
   }
 
-  async #execute(gasLimit: bigint, traced: boolean): Promise<ExecutionOutcome> {
+  async #execute(gasLimit: bigint, traced: boolean, budget: ExecutionBudget | undefined): Promise<ExecutionOutcome> {
     const tx = this.#transaction(gasLimit)
     const vm = this.#vm
     const calls = this.#calls
@@ -392,10 +399,14 @@ export class CallSession {
       traced && calls.traceDecides && this.args.to !== undefined && this.args.authorizationList === undefined
         ? { gasDependent: false, minGasLeftAtSstore: undefined }
         : undefined
+    const guard = budget === undefined ? undefined : guardFor(budget)
+    const checkpoints = checkpointsOf(vm)
     calls.trace = trace
+    calls.guard = guard
     await vm.evm.journal.checkpoint()
     calls.state.exemptFromEip3607(this.from)
     let failure: CallError | undefined
+    let timedOut: ExecutionTimeout | undefined
     try {
       const result = await loadedVmLibraries().vm.runTx(vm, {
         tx,
@@ -418,14 +429,20 @@ export class CallSession {
       }
       return outcome
     } catch (err) {
-      failure = this.#gethError(err, gasLimit)
+      if (err instanceof ExecutionTimeout) timedOut = err
+      else failure = this.#gethError(err, gasLimit)
     } finally {
       calls.trace = undefined
+      calls.guard = undefined
       calls.state.endEip3607Exemption()
-      await vm.evm.journal.revert()
+      // A timeout left the nested frames' checkpoints open: back to the count before this execution.
+      if (timedOut !== undefined) await restoreVm(vm, checkpoints)
+      else await vm.evm.journal.revert()
     }
-    if (failure.message.startsWith('insufficient funds')) throw new CallError((await this.fundsShortfall(gasLimit)) ?? failure.message)
-    throw failure
+    if (timedOut !== undefined) throw timedOut
+    const refused = failure!
+    if (refused.message.startsWith('insufficient funds')) throw new CallError((await this.fundsShortfall(gasLimit)) ?? refused.message)
+    throw refused
   }
 
   /**

@@ -1,10 +1,11 @@
 import { CallRejected, runCall } from '../../chain/execution/call.ts'
 import { OverrideError } from '../../chain/execution/overrides.ts'
+import { ExecutionTimeout } from '../../chain/vm/executionGuard.ts'
 import { toData } from '../../encoding/hex.ts'
 import { revertMessage } from '../../encoding/revert.ts'
 import { callObject } from '../callObject.ts'
 import { ExecutionRevertedError, ServerError } from '../errors.ts'
-import { defineMethod } from '../method.ts'
+import { defineMethod, executionBudget } from '../method.ts'
 import { optional } from '../params.ts'
 import { blockOverridesParam, stateOverrideParam } from '../overrides.ts'
 import { blockNumberOrHash } from '../validators.ts'
@@ -30,15 +31,15 @@ export const eth_call = defineMethod({
     stateOverrideParam,
     blockOverridesParam,
   ],
-  async run([args, selector, state, block], { chain }) {
+  async run([args, selector, state, block], { chain, execution }) {
     const record = stateRecord(chain, selector)
     const gasCap = chain.head.block.header.gasLimit * GAS_CAP_MULTIPLIER
     const overrides = state === undefined && block === undefined ? undefined : { state, block }
     let outcome
     try {
-      ;({ outcome } = await runCall(chain, record, args, gasCap, overrides))
+      ;({ outcome } = await runCall(chain, record, args, gasCap, overrides, executionBudget(execution)))
     } catch (err) {
-      if (err instanceof CallRejected || err instanceof OverrideError) throw new ServerError(err.message)
+      if (err instanceof CallRejected || err instanceof OverrideError || err instanceof ExecutionTimeout) throw new ServerError(err.message)
       throw err
     }
     if (outcome.reverted) throw new ExecutionRevertedError(revertMessage(outcome.returnValue), toData(outcome.returnValue))

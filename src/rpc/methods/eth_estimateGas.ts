@@ -2,12 +2,13 @@ import type { BlockSelector } from '../../chain/blocks/types.ts'
 import { estimateGas, EstimateRevert } from '../../chain/execution/estimateGas.ts'
 import { CallError } from '../../chain/execution/execution.ts'
 import { OverrideError } from '../../chain/execution/overrides.ts'
+import { ExecutionTimeout } from '../../chain/vm/executionGuard.ts'
 import { toData, toQuantity } from '../../encoding/hex.ts'
 import { revertMessage } from '../../encoding/revert.ts'
 import { LATEST, stateRecord } from '../blocks.ts'
 import { callObject } from '../callObject.ts'
 import { ExecutionRevertedError, ServerError } from '../errors.ts'
-import { defineMethod } from '../method.ts'
+import { defineMethod, executionBudget } from '../method.ts'
 import { optional } from '../params.ts'
 import { blockOverridesParam, stateOverrideParam } from '../overrides.ts'
 import { blockNumberOrHash } from '../validators.ts'
@@ -24,18 +25,19 @@ export const GAS_CAP_MULTIPLIER = 10n
 export const eth_estimateGas = defineMethod({
   name: 'eth_estimateGas',
   params: [callObject, optional(blockNumberOrHash, LATEST), stateOverrideParam, blockOverridesParam],
-  async run([args, selector, state, block], { chain }) {
+  async run([args, selector, state, block], { chain, execution }) {
     const resolved: BlockSelector = selector.kind === 'tag' && selector.tag === 'safe' ? { kind: 'tag', tag: 'finalized' } : selector
     const record = stateRecord(chain, resolved)
     try {
       const { gas } = await estimateGas(chain, record, args, {
         gasCap: chain.head.block.header.gasLimit * GAS_CAP_MULTIPLIER,
         overrides: state === undefined && block === undefined ? undefined : { state, block },
+        budget: executionBudget(execution),
       })
       return toQuantity(gas)
     } catch (err) {
       if (err instanceof EstimateRevert) throw new ExecutionRevertedError(revertMessage(err.data), toData(err.data))
-      if (err instanceof CallError || err instanceof OverrideError) throw new ServerError(err.message)
+      if (err instanceof CallError || err instanceof OverrideError || err instanceof ExecutionTimeout) throw new ServerError(err.message)
       throw err
     }
   },

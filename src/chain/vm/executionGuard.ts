@@ -1,0 +1,149 @@
+/**
+ * A time limit for EVM executions, and turns for everyone else while one runs.
+ *
+ * EthereumJS runs opcodes through awaited promises that resolve at once: an execution never gives
+ * the event loop a turn, so a call burning 2^24 gas held every other request for its whole run
+ * (about 0.6 s on this machine; a batch of ten, 6 s). `guardVm` wraps a VM's handlers of JUMP and
+ * JUMPI (every loop passes one) and of the calls and creations (recursion without loops): every
+ * `CHECK_EVERY` of them, the execution under way reads the clock, and
+ * - past its budget's deadline, throws `ExecutionTimeout` (geth's `--rpc.evmtimeout`: the caller
+ *   answers `execution aborted (timeout = 5s)`, and must restore the VM, see `restoreVm`);
+ * - past its slice (`sliceMs`, default 10 ms), waits for one turn of the event loop
+ *   (`setImmediate`), in which other requests are read and answered.
+ *
+ * The wrapped handlers are marked async so that the interpreter awaits them; an execution without
+ * a budget pays a property check per such opcode.
+ */
+import type { VM } from '@ethereumjs/vm'
+
+/** geth's default `--rpc.evmtimeout`. */
+export const DEFAULT_EVM_TIMEOUT_MS = 5000
+/** How long an execution runs before it lets the event loop take a turn. */
+export const DEFAULT_SLICE_MS = 10
+/** Guarded opcodes between two reads of the clock (a read costs about as much as a JUMP). */
+const CHECK_EVERY = 64
+
+/** JUMP, JUMPI; CALL, CALLCODE, DELEGATECALL, STATICCALL; CREATE, CREATE2. */
+const GUARDED_OPCODES = [0x56, 0x57, 0xf1, 0xf2, 0xf4, 0xfa, 0xf0, 0xf5]
+
+/** The execution ran past its time limit. `message` is geth's. */
+export class ExecutionTimeout extends Error {
+  override readonly name = 'ExecutionTimeout'
+  constructor(readonly timeoutMs: number) {
+    super(`execution aborted (timeout = ${goDuration(timeoutMs)})`)
+  }
+}
+
+/** A Go `time.Duration` as `%v` prints it: `5s`, `1.5s`, `500ms`, `1m30s`, `0s`. */
+export function goDuration(ms: number): string {
+  if (ms === 0) return '0s'
+  if (ms < 1000) return `${ms}ms`
+  const hours = Math.floor(ms / 3_600_000)
+  const minutes = Math.floor((ms % 3_600_000) / 60_000)
+  const seconds = (ms % 60_000) / 1000
+  const s = Number.isInteger(seconds) ? String(seconds) : seconds.toFixed(3).replace(/0+$/, '')
+  return `${hours > 0 ? `${hours}h` : ''}${hours > 0 || minutes > 0 ? `${minutes}m` : ''}${s}s`
+}
+
+/**
+ * The time a request's executions may take: one for an eth_call, one for all the executions of an
+ * eth_estimateGas. The clock starts with the first execution (not while waiting for its turn).
+ */
+export class ExecutionBudget {
+  /** 0: no limit. */
+  readonly timeoutMs: number
+  /** 0: never yield. */
+  readonly sliceMs: number
+  #deadline: number | undefined
+
+  constructor(timeoutMs = DEFAULT_EVM_TIMEOUT_MS, sliceMs = DEFAULT_SLICE_MS) {
+    this.timeoutMs = timeoutMs
+    this.sliceMs = sliceMs
+  }
+
+  /** Starts the clock (once), and throws when the time is already up. */
+  start(): number {
+    const now = performance.now()
+    this.#deadline ??= this.timeoutMs === 0 ? Number.POSITIVE_INFINITY : now + this.timeoutMs
+    if (now >= this.#deadline) throw new ExecutionTimeout(this.timeoutMs)
+    return this.#deadline
+  }
+}
+
+/** One execution under way: its deadline and the end of its current slice. */
+export interface ExecutionGuard {
+  readonly deadline: number
+  readonly timeoutMs: number
+  readonly sliceMs: number
+  sliceEnd: number
+  steps: number
+}
+
+export function guardFor(budget: ExecutionBudget): ExecutionGuard {
+  const deadline = budget.start()
+  const sliceEnd = budget.sliceMs === 0 ? Number.POSITIVE_INFINITY : performance.now() + budget.sliceMs
+  return { deadline, timeoutMs: budget.timeoutMs, sliceMs: budget.sliceMs, sliceEnd, steps: 0 }
+}
+
+type OpHandler = (...args: unknown[]) => unknown
+type OpcodeEntry = { opcodeInfo: { isAsync: boolean }; opHandler: OpHandler; gasHandler?: OpHandler }
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * Wraps `vm`'s guarded opcode handlers (whatever is in its opcode map now, wrappers included) to
+ * check the guard `current()` answers: none, nothing is checked.
+ */
+export function guardVm(vm: VM, current: () => ExecutionGuard | undefined): void {
+  // Element access: the opcode table is internal to the EVM; the interpreter looks handlers up in it.
+  const map = (vm.evm as unknown as { _opcodeMap: OpcodeEntry[] })._opcodeMap
+  const invalid = map[0xfe]
+  for (const op of GUARDED_OPCODES) {
+    const entry = map[op]
+    if (entry === undefined || entry === invalid) continue
+    const handler = entry.opHandler
+    const check = async (guard: ExecutionGuard, args: unknown[]): Promise<unknown> => {
+      const now = performance.now()
+      if (now >= guard.deadline) throw new ExecutionTimeout(guard.timeoutMs)
+      if (now >= guard.sliceEnd) {
+        await turn()
+        const after = performance.now()
+        if (after >= guard.deadline) throw new ExecutionTimeout(guard.timeoutMs)
+        guard.sliceEnd = after + guard.sliceMs
+      }
+      return handler(...args)
+    }
+    map[op] = {
+      ...entry,
+      opcodeInfo: Object.freeze({ ...entry.opcodeInfo, isAsync: true }),
+      opHandler: (...args: unknown[]) => {
+        const guard = current()
+        if (guard !== undefined && ++guard.steps >= CHECK_EVERY) {
+          guard.steps = 0
+          return check(guard, args)
+        }
+        return handler(...args)
+      },
+    }
+  }
+}
+
+/**
+ * Puts a VM whose execution was cut short by `ExecutionTimeout` back as it was before: the error
+ * went through the nested calls' frames without their rollbacks, so the state manager still has
+ * their checkpoints (reverted down to `checkpoints`, the count before the execution), the journal
+ * their entries and the transient storage their frames.
+ */
+export async function restoreVm(vm: VM, checkpoints: number): Promise<void> {
+  const state = vm.stateManager as unknown as { _checkpointCount: number; revert(): Promise<void> }
+  while (state._checkpointCount > checkpoints) await state.revert()
+  const evm = vm.evm as unknown as { journal: { cleanJournal(): void }; transientStorage: { clear(): void; _indices: number[] } }
+  evm.journal.cleanJournal()
+  evm.transientStorage.clear()
+  evm.transientStorage._indices = [0]
+}
+
+/** The state manager's checkpoint count (to restore to after a timeout). */
+export function checkpointsOf(vm: VM): number {
+  return (vm.stateManager as unknown as { _checkpointCount: number })._checkpointCount
+}
