@@ -92,11 +92,16 @@ export interface CreditAccount {
 }
 
 export interface LedgerEntry {
-  /** UTC day number; `spent` belongs to it. */
+  /** UTC day number; `spent` and `limitReached` belong to it. */
   day: number
   spent: number
   second: number
   secondSpent: number
+  /**
+   * The key's WebSocket traffic met the daily limit today (a message or notification it could not
+   * pay): its sockets were severed, and new upgrades are refused until the balance is restored.
+   */
+  limitReached: boolean
 }
 
 /**
@@ -116,12 +121,13 @@ export class CreditLedger {
     const second = Math.floor(now / SECOND_MS)
     let entry = this.#entries.get(key)
     if (!entry) {
-      entry = { day, spent: 0, second, secondSpent: 0 }
+      entry = { day, spent: 0, second, secondSpent: 0, limitReached: false }
       this.#entries.set(key, entry)
     }
     if (entry.day !== day) {
       entry.day = day
       entry.spent = 0
+      entry.limitReached = false
     }
     if (entry.second !== second) {
       entry.second = second
@@ -156,13 +162,36 @@ export class CreditLedger {
   }
 
   /**
+   * Deducts a notification's `credits` (a WebSocket event), or throws the 402 without deducting
+   * anything when today's balance cannot pay them. Events count toward this second's throughput
+   * but are never refused by it: the service pushes them whatever the client asks (a choice).
+   */
+  chargeEvent(account: CreditAccount, credits: number): void {
+    const entry = this.#entry(account.key, this.#clock.now())
+    if (entry.spent + credits > account.dailyCredits) throw new DailyCreditsExceededError()
+    entry.spent += credits
+    entry.secondSpent += credits
+  }
+
+  /** Marks the key's sockets as severed at the daily limit today (see `LedgerEntry.limitReached`). */
+  markLimitReached(account: CreditAccount): void {
+    this.#entry(account.key, this.#clock.now()).limitReached = true
+  }
+
+  /** Whether the key's sockets met the daily limit today and its balance was not restored since. */
+  limitReached(account: CreditAccount): boolean {
+    return this.#entry(account.key, this.#clock.now()).limitReached
+  }
+
+  /**
    * Sets what the key has left today (a control for tests): today's spending becomes
-   * `dailyCredits - remaining` (negative when `remaining` is over the daily balance). The next
-   * 00:00 UTC restores the daily balance as usual.
+   * `dailyCredits - remaining` (negative when `remaining` is over the daily balance), and sockets
+   * may connect again. The next 00:00 UTC restores the daily balance as usual.
    */
   setBalance(account: CreditAccount, remaining: number): void {
     const entry = this.#entry(account.key, this.#clock.now())
     entry.spent = account.dailyCredits - remaining
+    entry.limitReached = false
   }
 
   /** A copy of every key's spending, for `restore`. */

@@ -162,3 +162,21 @@ export class HttpMethodNotAllowedError extends GatewayError {
     super(-32601, `HTTP method ${method} is not allowed`)
   }
 }
+
+/**
+ * A WebSocket upgrade gorilla/websocket's `Upgrader` refuses (the service's WebSocket server is
+ * Go): Go's `http.Error` with the status text as body, and `sec-websocket-version: 13`.
+ * `reason` is gorilla's own wording, for logs only.
+ */
+export class WebSocketHandshakeError extends PlainTextError {
+  override readonly name = 'WebSocketHandshakeError'
+  readonly httpStatus: number
+  override readonly headers: Readonly<Record<string, string>>
+  readonly reason: string
+  constructor(status: 400 | 405 | 426, reason: string) {
+    super(-32600, { 400: 'Bad Request', 405: 'Method Not Allowed', 426: 'Upgrade Required' }[status])
+    this.httpStatus = status
+    this.reason = reason
+    this.headers = status === 426 ? { upgrade: 'websocket', 'sec-websocket-version': '13' } : { 'sec-websocket-version': '13' }
+  }
+}

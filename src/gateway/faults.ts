@@ -12,10 +12,18 @@
  * - `timeout`: holds the request with no answer until the client gives up or the server closes,
  *   or for `ms` (default 60 s, a load balancer's idle timeout), then answers the load balancer's 504.
  * - `drop`: destroys the connection with no response at all.
+ * - `close` (WebSocket only): closes the socket with `code` (default 1001) and `reason`.
+ * - `stall` (WebSocket only): holds the socket's notifications for `ms`, then sends them in order.
  *
- * Matching: every filter given must match: `network` and `key` exactly; `method` (a name or a
- * list) matches a request when any of its calls has one of those methods (a batch matches when
- * any call does; a request whose body has no valid call never matches a method filter).
+ * Where a fault fires: an HTTP request (`transport` `http`), or on a WebSocket (`transport`
+ * `ws`) its upgrade, each message the client sends, and each notification the gateway is about to
+ * send (`FaultStage`). Each kind applies at some stages only (`KIND_STAGES`); a fault is not
+ * tried, nor counted, where its kind does not apply. Without `transport`, a fault matches both.
+ *
+ * Matching: every filter given must match: `network`, `key` and `transport` exactly; `method` (a
+ * name or a list) matches a request when any of its calls has one of those methods (a batch
+ * matches when any call does; a request whose body has no valid call, or an upgrade, never matches
+ * a method filter; a notification's method is `eth_subscription`).
  * Faults are tried in the order they were added; the first that matches and fires applies.
  *
  * How often: `times` fires the fault on the next N matching requests, then it is gone;
@@ -26,8 +34,39 @@
 import { jsonText } from '../encoding/jsonText.ts'
 import { ControlInputError } from './controlError.ts'
 
-export const FAULT_KINDS = ['rateLimit', 'dailyLimit', 'serverError', 'latency', 'timeout', 'drop'] as const
+export const FAULT_KINDS = ['rateLimit', 'dailyLimit', 'serverError', 'latency', 'timeout', 'drop', 'close', 'stall'] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
+
+export const FAULT_TRANSPORTS = ['http', 'ws'] as const
+export type FaultTransport = (typeof FAULT_TRANSPORTS)[number]
+
+/**
+ * Where a fault can fire: an HTTP request; a WebSocket's upgrade (answered as the POST would
+ * be), a message from its client, a notification about to be sent.
+ */
+export type FaultStage = 'request' | 'upgrade' | 'message' | 'event'
+
+/** The stages each kind applies at. */
+export const KIND_STAGES: Readonly<Record<FaultKind, readonly FaultStage[]>> = {
+  rateLimit: ['request', 'upgrade', 'message'],
+  dailyLimit: ['request', 'upgrade', 'message'],
+  serverError: ['request', 'upgrade', 'message'],
+  latency: ['request', 'upgrade', 'message'],
+  timeout: ['request', 'upgrade', 'message'],
+  drop: ['request', 'upgrade', 'message', 'event'],
+  close: ['message', 'event'],
+  stall: ['event'],
+}
+
+/** The close code of a `close` fault without one: 1001 going away (a server restarting). */
+export const DEFAULT_CLOSE_CODE = 1001
+/** A close frame's reason is at most 123 bytes (RFC 6455 5.5: control frames carry 125 bytes, 2 are the code). */
+export const MAX_CLOSE_REASON_BYTES = 123
+
+/** Close codes a server may send (RFC 6455 7.4, as the ws package checks them): 1000-1014 but 1004-1006, and 3000-4999. */
+export function isSendableCloseCode(code: number): boolean {
+  return Number.isInteger(code) && ((code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999))
+}
 
 export const SERVER_ERROR_STATUSES = [500, 502, 503, 504] as const
 export type ServerErrorStatus = (typeof SERVER_ERROR_STATUSES)[number]
@@ -42,6 +81,8 @@ export interface FaultInput {
   network?: string
   key?: string
   method?: string | string[]
+  /** `http` or `ws`: only requests of that transport (default: both). */
+  transport?: FaultTransport
   times?: number
   probability?: number
   seed?: number
@@ -51,6 +92,10 @@ export interface FaultInput {
   ms?: number
   /** `rateLimit` only: seconds for a `retry-after` header. */
   retryAfter?: number
+  /** `close` only: the close code (default 1001). */
+  code?: number
+  /** `close` only: the close reason (at most 123 bytes of UTF-8). */
+  reason?: string
 }
 
 /** A fault as listed: its id, filters, and what is left of it. */
@@ -60,6 +105,7 @@ export interface Fault {
   readonly network: string | null
   readonly key: string | null
   readonly methods: readonly string[] | null
+  readonly transport: FaultTransport | null
   /** Requests it will still fire on; null: no limit. */
   readonly remaining: number | null
   readonly probability: number | null
@@ -67,6 +113,8 @@ export interface Fault {
   readonly status: ServerErrorStatus | null
   readonly ms: number | null
   readonly retryAfter: number | null
+  readonly code: number | null
+  readonly reason: string | null
   /** Requests it fired on so far. */
   readonly fired: number
 }
@@ -75,8 +123,9 @@ export interface Fault {
 export interface FaultTarget {
   readonly network: string
   readonly key: string
-  /** Methods of the request's valid calls. */
+  /** Methods of the request's valid calls (`eth_subscription` for a notification). */
   readonly methods: readonly string[]
+  readonly stage: FaultStage
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -88,7 +137,7 @@ function show(v: unknown): string {
   return v === undefined ? 'nothing' : jsonText(v, 200)
 }
 
-const FIELDS = ['kind', 'network', 'key', 'method', 'times', 'probability', 'seed', 'status', 'ms', 'retryAfter']
+const FIELDS = ['kind', 'network', 'key', 'method', 'transport', 'times', 'probability', 'seed', 'status', 'ms', 'retryAfter', 'code', 'reason']
 
 /** mulberry32: a small, fast, seedable PRNG; answers in [0, 1). */
 export function createPrng(seed: number): () => number {
@@ -148,8 +197,21 @@ export function parseFault(input: unknown): Omit<Fault, 'id' | 'fired'> {
     }
   }
   only('status', ['serverError'])
-  only('ms', ['latency', 'timeout'])
+  only('ms', ['latency', 'timeout', 'stall'])
   only('retryAfter', ['rateLimit'])
+  only('code', ['close'])
+  only('reason', ['close'])
+  let transport: FaultTransport | null = null
+  if (input.transport !== undefined) {
+    if (!(FAULT_TRANSPORTS as readonly unknown[]).includes(input.transport)) {
+      throw new ControlInputError('transport', `must be one of ${FAULT_TRANSPORTS.join(', ')}, got ${show(input.transport)}`)
+    }
+    transport = input.transport as FaultTransport
+  }
+  // close and stall only exist on sockets: say so rather than keep a fault that can never fire.
+  if (transport === 'http' && !KIND_STAGES[k].includes('request')) {
+    throw new ControlInputError('transport', `${k} faults apply to WebSocket connections only (transport ws), not http`)
+  }
   const times = integer('times', 1)
   let probability: number | null = null
   if (input.probability !== undefined) {
@@ -171,17 +233,35 @@ export function parseFault(input: unknown): Omit<Fault, 'id' | 'fired'> {
   // A Node timer fires at once past 2^31 - 1 ms (about 24.8 days): longer would not hold at all.
   if (ms !== null && ms > MAX_TIMER_MS) throw new ControlInputError('ms', `must be at most ${MAX_TIMER_MS} (a timer's limit), got ${ms}`)
   if (k === 'latency' && ms === null) throw new ControlInputError('ms', 'a latency fault needs ms (the delay)')
+  if (k === 'stall' && ms === null) throw new ControlInputError('ms', 'a stall fault needs ms (how long notifications are held)')
+  let code: number | null = null
+  let reason: string | null = null
+  if (k === 'close') {
+    const c = input.code ?? DEFAULT_CLOSE_CODE
+    if (typeof c !== 'number' || !isSendableCloseCode(c)) {
+      throw new ControlInputError('code', `must be a close code a server may send (1000-1003, 1007-1014, 3000-4999), got ${show(c)}`)
+    }
+    code = c
+    const r = input.reason ?? ''
+    if (typeof r !== 'string' || Buffer.byteLength(r) > MAX_CLOSE_REASON_BYTES) {
+      throw new ControlInputError('reason', `must be a string of at most ${MAX_CLOSE_REASON_BYTES} bytes, got ${show(r)}`)
+    }
+    reason = r
+  }
   return {
     kind: k,
     network: text('network'),
     key: text('key'),
     methods,
+    transport,
     remaining: times,
     probability,
     seed: probability === null ? null : (seed ?? DEFAULT_FAULT_SEED),
     status,
     ms,
     retryAfter: integer('retryAfter', 0),
+    code,
+    reason,
   }
 }
 
@@ -223,6 +303,8 @@ export class FaultBook {
     for (let i = 0; i < this.#slots.length; i++) {
       const slot = this.#slots[i]!
       const f = slot.fault
+      if (!KIND_STAGES[f.kind].includes(target.stage)) continue
+      if (f.transport !== null && f.transport !== (target.stage === 'request' ? 'http' : 'ws')) continue
       if (f.network !== null && f.network !== target.network) continue
       if (f.key !== null && f.key !== target.key) continue
       if (f.methods !== null && !target.methods.some((m) => f.methods!.includes(m))) continue

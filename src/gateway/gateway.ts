@@ -18,6 +18,10 @@
  *
  * Every request but a CORS preflight is written to the request log when it is over. The
  * `control` facet (./control.ts) changes keys, networks, clock, ledger, faults and log at run time.
+ *
+ * WebSocket (./sockets/): `upgrade` judges an upgrade to `/ws/v3/<key>` by the same request rules,
+ * then the handshake; each message of an accepted connection takes steps 3 to 6 as a POST body
+ * would, and is answered as frames.
  */
 import type { Chain } from '../chain/chain.ts'
 import type { FilterLimits } from '../chain/filters/filterTable.ts'
@@ -37,14 +41,14 @@ import { createControl } from './control.ts'
 import type { GatewayControl } from './control.ts'
 import { BAD_REQUEST_COST, BATCH_ENVELOPE_COST, CreditLedger, UNKNOWN_METHOD_COST, methodCost, systemClock } from './credits.ts'
 import type { Clock } from './credits.ts'
-import { GatewayError } from './errors.ts'
+import { GatewayError, WebSocketHandshakeError } from './errors.ts'
 import { FaultBook } from './faults.ts'
 import { FilterScopes } from './filterScopes.ts'
 import type { Fault } from './faults.ts'
 import { header } from './request.ts'
 import type { CallRule, GatewayRequest, Network, RequestRule, RequestState } from './request.ts'
 import { loggedText, RequestLog } from './requestLog.ts'
-import type { LoggedCall, RequestLogDraft } from './requestLog.ts'
+import type { LogDraft, LoggedCall, SocketLogInfo } from './requestLog.ts'
 import {
   dailyLimitResponse,
   droppedResponse,
@@ -65,6 +69,12 @@ import { createHostRule, networkHost } from './rules/host.ts'
 import { createNetworkAccessRule } from './rules/networkAccess.ts'
 import { createRouteRule } from './rules/route.ts'
 import { createSecretRule } from './rules/secret.ts'
+import { checkHandshake } from './sockets/handshake.ts'
+import { parseSocketLimits } from './sockets/limits.ts'
+import type { SocketLimits } from './sockets/limits.ts'
+import { createSocketSide } from './sockets/socketSide.ts'
+import type { Answered, UpgradeAnswer } from './sockets/socketSide.ts'
+import type { SocketSession } from './sockets/session.ts'
 
 /**
  * How long a `timeout` fault without `ms` holds a request before the 504: an AWS load balancer's
@@ -115,6 +125,8 @@ export interface GatewayOptions {
   readonly evmTimeoutMs?: number
   /** How long an execution runs before other requests get a turn, in ms; 0: never. Default 10. */
   readonly evmSliceMs?: number
+  /** Bounds of WebSocket connections (./sockets/limits.ts); each defaults. */
+  readonly sockets?: Partial<SocketLimits>
 }
 
 export interface Gateway {
@@ -135,6 +147,16 @@ export interface Gateway {
   /** Answers one request. Never rejects: a failure anywhere is a logged 500 `-32603 internal error`. */
   handle(request: GatewayRequest): Promise<HttpResponse>
   /**
+   * Judges a WebSocket upgrade by the request rules and the handshake: refused with the answer a
+   * POST would get (or gorilla/websocket's handshake refusals), or accepted with the session to
+   * open once the transport completed the handshake. Never rejects.
+   */
+  upgrade(request: GatewayRequest): Promise<UpgradeAnswer>
+  /** The bounds of WebSocket connections; the transport applies the message size and pings. */
+  readonly socketLimits: SocketLimits
+  /** The WebSocket sessions open now. */
+  readonly sockets: readonly SocketSession[]
+  /**
    * Writes the request log's entry of a request its transport answered before the core could
    * read it: a body over the limit (413), malformed HTTP (Node's 400, 408, 431). `request` is what
    * was read of it (nothing for malformed HTTP); the key and network are logged as far as its path
@@ -144,8 +166,9 @@ export interface Gateway {
   /** Credits left today for a key (undefined for an unknown key). */
   balance(key: string): number | undefined
   /**
-   * Releases every request a fault is holding (timeouts, latency) as a dropped connection, so
-   * nothing waits on a closed server. New requests are still answered.
+   * Releases every request a fault is holding (timeouts, latency) as a dropped connection, and
+   * closes every WebSocket session with 1001 (going away), so nothing waits on a closed server.
+   * New requests are still answered.
    */
   close(): void
 }
@@ -226,8 +249,7 @@ function decorate(response: HttpResponse, origin: string | undefined): HttpRespo
   return response
 }
 
-/** A log entry while its request runs. */
-type Draft = { -readonly [K in keyof RequestLogDraft]: RequestLogDraft[K] } & { calls: LoggedCall[] }
+type Draft = LogDraft
 
 function outcomeOf(response: JsonRpcResponse): LoggedCall['outcome'] {
   return 'error' in response ? response.error.code : 'ok'
@@ -256,6 +278,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     timeoutMs: nonNegativeInteger(options.evmTimeoutMs ?? DEFAULT_EVM_TIMEOUT_MS, 'evmTimeoutMs'),
     sliceMs: nonNegativeInteger(options.evmSliceMs ?? DEFAULT_SLICE_MS, 'evmSliceMs'),
   }
+  const socketLimits = parseSocketLimits(options.sockets)
   const ledger = new CreditLedger(clock)
   const faults = new FaultBook()
   const log = new RequestLog()
@@ -301,6 +324,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   /** The faulted answer; undefined when the request goes on (latency served). */
   async function applyFault(fault: Fault, id: JsonRpcId, signal: AbortSignal | undefined): Promise<HttpResponse | undefined> {
     switch (fault.kind) {
+      case 'close':
+      case 'stall':
+        // Socket-only kinds never fire on HTTP (faults.ts KIND_STAGES); a socket carries them out.
+        return droppedResponse()
       case 'rateLimit':
         return rateLimitResponse(id, fault.retryAfter)
       case 'dailyLimit':
@@ -327,6 +354,20 @@ export function createGateway(options: GatewayOptions): Gateway {
   ]
   const callRules: readonly CallRule[] = [createMethodAllowlistRule(), createContractAddressAllowlistRule()]
 
+  function newDraft(socket: SocketLogInfo | null = null): Draft {
+    return { time: isoTime(clock.now()), key: null, network: null, batch: false, calls: [], credits: 0, fault: null, status: null, transport: socket === null ? 'http' : 'ws', socket }
+  }
+
+  /** The request rules in order; the draft learns the key and network as far as they get. Throws a `GatewayError`. */
+  function applyRequestRules(state: RequestState, draft: Draft): void {
+    try {
+      for (const rule of requestRules) rule(state)
+    } finally {
+      draft.key = state.apiKey === undefined ? null : loggedText(state.apiKey)
+      draft.network = state.network?.name ?? null
+    }
+  }
+
   async function run(state: RequestState, request: JsonRpcRequest): Promise<JsonRpcResponse> {
     const network = state.network!
     const key = state.key!.key
@@ -348,57 +389,52 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
 
   /**
-   * Once the request rules pass, everything up to and including the charge is synchronous (no
+   * A body's way through the core once the request rules passed: the plan, the call rules, a
+   * fault, the charge, the calls. An HTTP request (`stage` `request`) and a WebSocket message
+   * (`message`) take it alike. Everything up to and including the charge is synchronous (no
    * `await` between reading the balance and deducting from it), except a latency fault's wait,
    * which comes before both.
    */
-  async function answer(request: GatewayRequest, draft: Draft): Promise<HttpResponse> {
-    const state: RequestState = { request, secretVerified: false }
-    let plan: Plan
+  async function answerBody(state: RequestState, body: Buffer | string, draft: Draft, stage: 'request' | 'message', signal: AbortSignal | undefined): Promise<Answered> {
+    const plan = planBody(body, rpc, batchLimit)
+    const messages = plan.kind === 'single' ? [plan.message] : plan.kind === 'batch' ? plan.messages : []
+    const calls = {
+      batch: plan.kind === 'batch',
+      ids: plan.kind === 'answer' ? [plan.id] : messages.map((m) => (m.ok ? (m.notification ? undefined : m.request.id) : m.id)),
+    }
+    draft.batch = plan.kind === 'batch'
+    draft.calls = messages.map((m) =>
+      m.ok ? { method: loggedText(m.request.method), credits: messageCost(m, rpc), outcome: null } : { method: null, credits: BAD_REQUEST_COST, outcome: null },
+    )
     try {
-      try {
-        for (const rule of requestRules) rule(state)
-      } finally {
-        draft.key = state.apiKey === undefined ? null : loggedText(state.apiKey)
-        draft.network = state.network?.name ?? null
-      }
-      plan = planBody(request.body, rpc, batchLimit)
-      const calls = plan.kind === 'single' ? [plan.message] : plan.kind === 'batch' ? plan.messages : []
-      draft.batch = plan.kind === 'batch'
-      draft.calls = calls.map((m) =>
-        m.ok ? { method: loggedText(m.request.method), credits: messageCost(m, rpc), outcome: null } : { method: null, credits: BAD_REQUEST_COST, outcome: null },
-      )
-      for (const call of calls) {
+      for (const call of messages) {
         if (call.ok) for (const rule of callRules) rule(state, call.request)
       }
     } catch (err) {
-      if (err instanceof GatewayError) return toHttpResponse(err)
+      if (err instanceof GatewayError) return { response: toHttpResponse(err), calls, refusal: err }
       throw err
     }
-    const fault = faults.fire({
-      network: state.network!.name,
-      key: state.key!.key,
-      methods: plan.kind === 'single' ? [plan.message.request.method] : plan.kind === 'batch' ? plan.messages.flatMap((m) => (m.ok ? [m.request.method] : [])) : [],
-    })
+    const fault = faults.fire({ network: state.network!.name, key: state.key!.key, methods: messages.flatMap((m) => (m.ok ? [m.request.method] : [])), stage })
     if (fault) {
       draft.fault = fault.kind
-      const faulted = await applyFault(fault, plan.id, request.signal)
-      if (faulted) return faulted
+      // On a socket a timeout leaves the message unanswered: nothing to hold.
+      const faulted = stage === 'message' && fault.kind === 'timeout' ? droppedResponse() : await applyFault(fault, plan.id, signal)
+      if (faulted) return { response: faulted, calls, faulted: fault }
     }
     try {
       ledger.charge(state.key!, plan.cost)
     } catch (err) {
-      if (err instanceof GatewayError) return toHttpResponse(err, plan.id)
+      if (err instanceof GatewayError) return { response: toHttpResponse(err, plan.id), calls, refusal: err }
       throw err
     }
     draft.credits = plan.cost
     switch (plan.kind) {
       case 'answer':
-        return jsonRpcResponse(plan.payload)
+        return { response: jsonRpcResponse(plan.payload), calls }
       case 'single': {
         const response = await run(state, plan.message.request)
         draft.calls[0] = { ...draft.calls[0]!, outcome: outcomeOf(response) }
-        return jsonRpcResponse(plan.message.notification ? undefined : response)
+        return { response: jsonRpcResponse(plan.message.notification ? undefined : response), calls }
       }
       case 'batch': {
         const responses = await Promise.all(
@@ -409,15 +445,31 @@ export function createGateway(options: GatewayOptions): Gateway {
           }),
         )
         const answered = responses.filter((r): r is JsonRpcResponse => r !== undefined)
-        return jsonRpcResponse(answered.length > 0 ? answered : undefined)
+        return { response: jsonRpcResponse(answered.length > 0 ? answered : undefined), calls }
       }
     }
+  }
+
+  async function answer(request: GatewayRequest, draft: Draft): Promise<HttpResponse> {
+    const state: RequestState = { request, secretVerified: false }
+    try {
+      applyRequestRules(state, draft)
+      if (state.websocket === true) {
+        // `/ws/v3/` asked without an upgrade (or by a transport that has no WebSocket server).
+        checkHandshake(request)
+        throw new WebSocketHandshakeError(400, 'websocket: the upgrade did not reach a WebSocket server')
+      }
+    } catch (err) {
+      if (err instanceof GatewayError) return toHttpResponse(err)
+      throw err
+    }
+    return (await answerBody(state, request.body, draft, 'request', request.signal)).response
   }
 
   async function handleRequest(request: GatewayRequest): Promise<HttpResponse> {
     const origin = header(request, 'origin')
     if (request.method === 'OPTIONS') return decorate(preflight(request), origin)
-    const draft: Draft = { time: isoTime(clock.now()), key: null, network: null, batch: false, calls: [], credits: 0, fault: null, status: null }
+    const draft = newDraft()
     let response: HttpResponse
     try {
       response = await answer(request, draft)
@@ -433,7 +485,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   /** The log entry of a request the transport answered before the core read it (see `logTransportAnswer`). */
   function logTransportAnswer(status: number, request?: Omit<GatewayRequest, 'body'>): void {
-    const draft: Draft = { time: isoTime(clock.now()), key: null, network: null, batch: false, calls: [], credits: 0, fault: null, status }
+    const draft = newDraft()
+    draft.status = status
     if (request !== undefined) {
       // The rules name the key and network as far as they get; their refusal is not the answer here.
       const state: RequestState = { request: { ...request, method: 'POST', body: '' }, secretVerified: false }
@@ -446,11 +499,28 @@ export function createGateway(options: GatewayOptions): Gateway {
     log.record(draft, request?.path.length ?? 0)
   }
 
+  const socketSide = createSocketSide({
+    limits: socketLimits,
+    ledger,
+    faults,
+    logger,
+    newDraft,
+    record: (draft, keyParent) => log.record(draft, keyParent),
+    applyRequestRules,
+    answerBody: (state, body, draft, signal) => answerBody(state, body, draft, 'message', signal),
+    applyFault: (fault, signal) => applyFault(fault, null, signal),
+    decorate,
+  })
+
   return {
     serviceHost,
     networks,
     logger,
     filters: filterScopes,
+    socketLimits,
+    get sockets() {
+      return socketSide.sessions()
+    },
     get keys() {
       return [...keysByName.values()]
     },
@@ -466,6 +536,14 @@ export function createGateway(options: GatewayOptions): Gateway {
         return gatewayFailure()
       }
     },
+    async upgrade(request) {
+      try {
+        return await socketSide.upgrade(request)
+      } catch (err) {
+        logger.error('gateway failure', err)
+        return { accepted: false, response: gatewayFailure() }
+      }
+    },
     logTransportAnswer(status, request) {
       try {
         logTransportAnswer(status, request)
@@ -475,6 +553,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     close() {
       for (const release of [...held]) release()
+      socketSide.closeAll()
     },
     balance(key) {
       const settings = keysByName.get(key)

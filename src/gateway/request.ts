@@ -42,6 +42,8 @@ export interface RequestState {
   key?: KeySettings
   /** The request carried the key's correct secret (secret rule). */
   secretVerified: boolean
+  /** The path is the WebSocket endpoint `/ws/v3/<key>` (route rule). */
+  websocket?: boolean
 }
 
 /** A rule on the HTTP request: passes (possibly filling in state) or throws a `GatewayError`. */

@@ -1,6 +1,7 @@
 /**
  * The request log: one entry per HTTP request the gateway answered (CORS preflights excepted),
- * with its calls, for tests to read what their client really sent and what it cost.
+ * and per WebSocket upgrade, message and charged notification, with its calls, for tests to read
+ * what their client really sent and what it cost.
  *
  * An entry is written when the request is over: answered, dropped, or abandoned by its client
  * (a held `timeout` fault), so entries are in order of completion; `seq` numbers them from 1 and
@@ -28,6 +29,8 @@ export const LOGGED_TEXT_MAX = 128
  */
 const ENTRY_BYTES = 400
 const CALL_BYTES = 120
+/** A WebSocket entry's `socket` object (and its subscription id, 34 characters at most). */
+const SOCKET_BYTES = 250
 
 /**
  * `text` as the log keeps it: itself when short; else its first `LOGGED_TEXT_MAX` characters, a
@@ -42,7 +45,7 @@ export function loggedText(text: string): string {
 
 /** The estimated weight of an entry (see ENTRY_BYTES); `keyParent` is the length of the string its key was cut from. */
 export function entryBytes(entry: RequestLogDraft, keyParent = 0): number {
-  let bytes = ENTRY_BYTES + 2 * Math.max(entry.key?.length ?? 0, keyParent)
+  let bytes = ENTRY_BYTES + 2 * Math.max(entry.key?.length ?? 0, keyParent) + (entry.socket === null ? 0 : SOCKET_BYTES)
   for (const call of entry.calls) bytes += CALL_BYTES + 2 * (call.method?.length ?? 0)
   return bytes
 }
@@ -60,6 +63,17 @@ export interface LoggedCall {
   readonly outcome: 'ok' | number | null
 }
 
+/** What a WebSocket entry is: the connection's upgrade, a message from its client, or a charged notification. */
+export type SocketStage = 'upgrade' | 'message' | 'event'
+
+export interface SocketLogInfo {
+  /** The connection, numbered from 1 by the gateway: its upgrade, messages and notifications share it. */
+  readonly connection: number
+  readonly stage: SocketStage
+  /** A notification's subscription: its id and type (`newHeads`, `logs`, `newPendingTransactions`). */
+  readonly subscription: { readonly id: string; readonly type: string } | null
+}
+
 export interface RequestLogEntry {
   /** Position in the log, from 1. */
   readonly seq: number
@@ -74,13 +88,24 @@ export interface RequestLogEntry {
   readonly calls: readonly LoggedCall[]
   /** Credits charged for the whole request (0 when refused or faulted). */
   readonly credits: number
-  /** HTTP status answered; null when there was no answer (a dropped or abandoned request). */
+  /**
+   * HTTP status answered; null when there was no answer (a dropped or abandoned request). A
+   * WebSocket message or notification has the status the same answer has over HTTP (200, 400,
+   * 402...); an accepted upgrade 101.
+   */
   readonly status: number | null
   /** The scripted fault applied, if any. */
   readonly fault: FaultKind | null
+  /** `http`, or `ws` for a WebSocket's upgrade, messages and notifications. */
+  readonly transport: 'http' | 'ws'
+  /** What a WebSocket entry is (null for HTTP). */
+  readonly socket: SocketLogInfo | null
 }
 
 export type RequestLogDraft = Omit<RequestLogEntry, 'seq'>
+
+/** An entry while its request runs (filled in as the request goes). */
+export type LogDraft = { -readonly [K in keyof RequestLogDraft]: RequestLogDraft[K] } & { calls: LoggedCall[] }
 
 export class RequestLog {
   readonly #entries: RequestLogEntry[] = []

@@ -7,6 +7,8 @@
  * lane); everything else goes to the Express app of `createApp` (control routes when enabled,
  * then the same core for the gateway's refusals). Express is imported on the first request that
  * needs it, not at start: a start answers `POST /v3/...` without loading it (about 0.15 s).
+ * WebSocket upgrades (`ws://<network host>:<port>/ws/v3/<key>`) go to the WebSocket transport
+ * (./webSocketServer.ts) on the same port.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -20,6 +22,8 @@ import type { Gateway, Logger, RpcBackend } from '../gateway/gateway.ts'
 import type { GatewayApp } from './app.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
 import { answerFailure, createClientErrorListener, createNodeHandler } from './nodeHandler.ts'
+import { createWebSocketTransport } from './webSocketServer.ts'
+import type { SocketLimits } from '../gateway/sockets/limits.ts'
 
 export const DEFAULT_PORT = 8545
 export const DEFAULT_BIND_HOST = '127.0.0.1'
@@ -44,6 +48,8 @@ export interface StartServerOptions {
   readonly evmSliceMs?: number
   /** Serve the HTTP control endpoint under `/_double/` (the CLI's `--control`). Default false. */
   readonly control?: boolean
+  /** Bounds of WebSocket connections (message size, subscriptions, send buffer, idle time, pings). */
+  readonly sockets?: Partial<SocketLimits>
   /** Loads a fixture folder. Default: src/chain/loadFixture.ts. */
   readonly loadChain?: (folder: string, name: string) => Promise<Chain>
 }
@@ -58,6 +64,8 @@ export interface ServedNetwork {
   readonly baseUrl: string
   /** `baseUrl` + `/v3/<first key enabled for the network>`, or undefined when no key has it. */
   readonly url: string | undefined
+  /** The same key's WebSocket endpoint, `ws://<host>:<port>/ws/v3/<key>`. */
+  readonly wsUrl: string | undefined
   /** That key. */
   readonly key: string | undefined
 }
@@ -72,6 +80,8 @@ export interface RunningServer {
   readonly networks: readonly ServedNetwork[]
   /** `url` of each network that some key can use, by name. */
   readonly urls: Readonly<Record<string, string>>
+  /** `wsUrl` of each network that some key can use, by name. */
+  readonly wsUrls: Readonly<Record<string, string>>
   /** The first key of the config (the dev key of the default config). */
   readonly devKey: string | undefined
   readonly gateway: Gateway
@@ -84,6 +94,9 @@ export interface RunningServer {
    * default key: the first that has the network. Throws for an unknown network or no key.
    */
   urlFor(network: string, key?: string): string
+  /** `ws://<network host>:<port>/ws/v3/<key>`, as `urlFor`. */
+  wsUrlFor(network: string, key?: string): string
+  /** Stops: open WebSocket connections are closed with 1001 (terminated if they do not answer within a second). */
   close(): Promise<void>
 }
 
@@ -116,6 +129,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     ...(opts.rpc ? { rpc: opts.rpc } : {}),
     ...(opts.evmTimeoutMs !== undefined ? { evmTimeoutMs: opts.evmTimeoutMs } : config.evmTimeoutMs !== undefined ? { evmTimeoutMs: config.evmTimeoutMs } : {}),
     ...(opts.evmSliceMs !== undefined ? { evmSliceMs: opts.evmSliceMs } : {}),
+    ...(opts.sockets ? { sockets: opts.sockets } : {}),
   })
   const fastLane = createNodeHandler(gateway)
   let app: Promise<GatewayApp> | undefined
@@ -140,6 +154,8 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     }
   })
   server.on('clientError', createClientErrorListener(gateway))
+  const webSockets = createWebSocketTransport(server, gateway)
+  server.on('upgrade', webSockets.onUpgrade)
   const bindHost = opts.host ?? DEFAULT_BIND_HOST
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -159,9 +175,18 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       host: n.host,
       baseUrl,
       url: key === undefined ? undefined : `${baseUrl}/v3/${key}`,
+      wsUrl: key === undefined ? undefined : `ws://${n.host}:${port}/ws/v3/${key}`,
       key,
     }
   })
+  /** `<host>:<port>/v3/<key>` of a network served now. */
+  function endpoint(name: string, key: string | undefined): string {
+    const network = gateway.networks.get(name)
+    if (!network) throw new TypeError(`no network ${JSON.stringify(name)} is served`)
+    const k = key ?? gateway.keys.find((s) => s.networks.has(name))?.key
+    if (k === undefined) throw new TypeError(`no key has network ${JSON.stringify(name)}`)
+    return `${network.host}:${port}/v3/${k}`
+  }
   const connectHost = bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost
   const origin = `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${port}`
   return {
@@ -171,22 +196,19 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     serviceHost: gateway.serviceHost,
     networks,
     urls: Object.fromEntries(networks.filter((n) => n.url !== undefined).map((n) => [n.name, n.url!])),
+    wsUrls: Object.fromEntries(networks.filter((n) => n.wsUrl !== undefined).map((n) => [n.name, n.wsUrl!])),
     devKey: gateway.keys[0]?.key,
     gateway,
     control: gateway.control,
     controlUrl: opts.control === true ? `${origin}${CONTROL_PREFIX}` : undefined,
-    urlFor(name, key) {
-      const network = gateway.networks.get(name)
-      if (!network) throw new TypeError(`no network ${JSON.stringify(name)} is served`)
-      const k = key ?? gateway.keys.find((s) => s.networks.has(name))?.key
-      if (k === undefined) throw new TypeError(`no key has network ${JSON.stringify(name)}`)
-      return `http://${network.host}:${port}/v3/${k}`
+    urlFor: (name, key) => `http://${endpoint(name, key)}`,
+    wsUrlFor: (name, key) => `ws://${endpoint(name, key).replace('/v3/', '/ws/v3/')}`,
+    close: async () => {
+      gateway.close()
+      const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())))
+      server.closeAllConnections()
+      await webSockets.close()
+      await closed
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        gateway.close()
-        server.close((err) => (err ? reject(err) : resolve()))
-        server.closeAllConnections()
-      }),
   }
 }

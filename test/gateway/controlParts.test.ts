@@ -5,7 +5,7 @@ import { createPrng } from '../../src/gateway/faults.ts'
 import { RequestLog } from '../../src/gateway/requestLog.ts'
 import { manualClock } from './helpers.ts'
 
-const draft = { time: '2025-01-01T00:00:00.000Z', key: 'k', network: 'ethereum', batch: false, calls: [], credits: 0, status: 200, fault: null }
+const draft = { time: '2025-01-01T00:00:00.000Z', key: 'k', network: 'ethereum', batch: false, calls: [], credits: 0, status: 200, fault: null, transport: 'http' as const, socket: null }
 
 describe('RequestLog', () => {
   it('keeps the last entries; seq goes on across clear; truncate goes back to a position', () => {

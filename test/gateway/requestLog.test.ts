@@ -28,6 +28,8 @@ function draft(methods: string[], key: string | null = 'deadbeefdeadbeefdeadbeef
     credits: 80 * methods.length,
     fault: null,
     status: 200,
+    transport: 'http',
+    socket: null,
   }
 }
 

@@ -238,7 +238,7 @@ describe('request log', () => {
     await request(app).post(`/v3/${DEV_KEY}`).set('Host', ETH).send('{oops')
     const { entries } = (await c.get('/log')).body
     expect(entries).toEqual([
-      { seq: 1, time: '2025-03-01T12:00:00.000Z', key: DEV_KEY, network: 'ethereum', batch: false, calls: [{ method: 'eth_blockNumber', credits: 80, outcome: 'ok' }], credits: 80, status: 200, fault: null },
+      { seq: 1, time: '2025-03-01T12:00:00.000Z', key: DEV_KEY, network: 'ethereum', batch: false, calls: [{ method: 'eth_blockNumber', credits: 80, outcome: 'ok' }], credits: 80, status: 200, fault: null, transport: 'http', socket: null },
       {
         seq: 2,
         time: '2025-03-01T12:00:00.000Z',
@@ -253,9 +253,11 @@ describe('request log', () => {
         credits: 80 + 5 + 5 + 160,
         status: 200,
         fault: null,
+        transport: 'http',
+        socket: null,
       },
-      { seq: 3, time: '2025-03-01T12:00:00.000Z', key: 'nope', network: 'ethereum', batch: false, calls: [], credits: 0, status: 401, fault: null },
-      { seq: 4, time: '2025-03-01T12:00:00.000Z', key: DEV_KEY, network: 'ethereum', batch: false, calls: [], credits: 5, status: 400, fault: null },
+      { seq: 3, time: '2025-03-01T12:00:00.000Z', key: 'nope', network: 'ethereum', batch: false, calls: [], credits: 0, status: 401, fault: null, transport: 'http', socket: null },
+      { seq: 4, time: '2025-03-01T12:00:00.000Z', key: DEV_KEY, network: 'ethereum', batch: false, calls: [], credits: 5, status: 400, fault: null, transport: 'http', socket: null },
     ])
     expect((await c.get('/log?since=3')).body.entries.map((e: { seq: number }) => e.seq)).toEqual([4])
     expect((await c.get('/log?since=x')).status).toBe(400)

@@ -202,7 +202,7 @@ describe('routes, hosts and HTTP methods', () => {
   })
 
   it('other paths: 404 page not found', async () => {
-    for (const path of ['/', '/v2/x', `/${DEV_KEY}`, '/ws/v3/x']) {
+    for (const path of ['/', '/v2/x', `/${DEV_KEY}`, '/ws/v2/x', '/ws/x']) {
       expectExact(await post(path), 404, { 'content-type': TEXT, 'x-content-type-options': 'nosniff' }, '404 page not found\n')
     }
   })

@@ -265,7 +265,7 @@ describe('control routes', () => {
   it('add, list, remove one, clear all', async () => {
     const { app } = faultApp()
     const a = await addFault(app, { kind: 'latency', ms: 5, network: 'ethereum', key: DEV_KEY, method: 'eth_call' })
-    expect(a).toEqual({ id: '1', kind: 'latency', network: 'ethereum', key: DEV_KEY, methods: ['eth_call'], remaining: null, probability: null, seed: null, status: null, ms: 5, retryAfter: null, fired: 0 })
+    expect(a).toEqual({ id: '1', kind: 'latency', network: 'ethereum', key: DEV_KEY, methods: ['eth_call'], remaining: null, probability: null, seed: null, status: null, ms: 5, retryAfter: null, transport: null, code: null, reason: null, fired: 0 })
     await addFault(app, { kind: 'drop', probability: 0.5 })
     expect((await request(app).get('/_double/faults')).body.faults.map((f: { id: string; seed: number | null }) => [f.id, f.seed])).toEqual([['1', null], ['2', 1]])
     expect((await request(app).delete('/_double/faults/1')).status).toBe(204)
@@ -277,7 +277,7 @@ describe('control routes', () => {
   it('refuses a bad fault, naming the field', async () => {
     const { app } = faultApp()
     const cases: [unknown, number, string][] = [
-      [{ kind: 'meteor' }, 400, 'kind: must be one of rateLimit, dailyLimit, serverError, latency, timeout, drop, got "meteor"'],
+      [{ kind: 'meteor' }, 400, 'kind: must be one of rateLimit, dailyLimit, serverError, latency, timeout, drop, close, stall, got "meteor"'],
       [{ kind: 'latency' }, 400, 'ms: a latency fault needs ms (the delay)'],
       [{ kind: 'serverError', status: 501 }, 400, 'status: must be one of 500, 502, 503, 504, got 501'],
       [{ kind: 'drop', status: 500 }, 400, 'status: applies to serverError faults only, not drop'],
@@ -285,7 +285,7 @@ describe('control routes', () => {
       [{ kind: 'drop', probability: 2 }, 400, 'probability: must be a number from 0 to 1, got 2'],
       [{ kind: 'drop', seed: 3 }, 400, 'seed: only applies with probability'],
       [{ kind: 'drop', method: [] }, 400, 'method: must be a method name or a non-empty list of them, got []'],
-      [{ kind: 'drop', nework: 'ethereum' }, 400, 'nework: unknown field (allowed: kind, network, key, method, times, probability, seed, status, ms, retryAfter)'],
+      [{ kind: 'drop', nework: 'ethereum' }, 400, 'nework: unknown field (allowed: kind, network, key, method, transport, times, probability, seed, status, ms, retryAfter, code, reason)'],
       [{ kind: 'drop', network: 'optimism' }, 404, 'unknown network "optimism"'],
       [{ kind: 'drop', key: 'nope' }, 404, 'unknown key "nope"'],
     ]

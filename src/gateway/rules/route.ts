@@ -1,13 +1,15 @@
 /**
- * Route rule: the gateway answers only `POST /v3/<key>` (query strings ignored). `/v3` and `/v3/`
- * are a missing key (401); anything after the key is part of the key, so `/v3/<key>/x` is an
- * invalid key (401, as a trailing slash was in 2018); any other path is 404; any other HTTP method
- * on a gateway path is 405.
+ * Route rule: the gateway answers `POST /v3/<key>` and, for WebSocket upgrades, `/ws/v3/<key>`
+ * (query strings ignored). `/v3` and `/v3/` (and `/ws/v3`, `/ws/v3/`) are a missing key (401);
+ * anything after the key is part of the key, so `/v3/<key>/x` is an invalid key (401, as a
+ * trailing slash was in 2018); any other path is 404; any other HTTP method on `/v3/` is 405. On
+ * `/ws/v3/` the HTTP method is the WebSocket handshake's to judge (../sockets/handshake.ts), after
+ * the key rules, as the service's Go server does.
  */
 import { HttpMethodNotAllowedError, PathNotFoundError, ProjectIdRequiredError } from '../errors.ts'
 import type { RequestRule } from '../request.ts'
 
-const GATEWAY_PATH_RE = /^\/v3(?:\/(.*))?$/
+const GATEWAY_PATH_RE = /^(\/ws)?\/v3(?:\/(.*))?$/
 
 export function createRouteRule(): RequestRule {
   return function route(state) {
@@ -15,9 +17,11 @@ export function createRouteRule(): RequestRule {
     const pathname = path.split('?', 1)[0] ?? ''
     const m = GATEWAY_PATH_RE.exec(pathname)
     if (!m) throw new PathNotFoundError()
-    if (method !== 'POST') throw new HttpMethodNotAllowedError(method)
-    const key = m[1]
+    const websocket = m[1] !== undefined
+    if (!websocket && method !== 'POST') throw new HttpMethodNotAllowedError(method)
+    const key = m[2]
     if (key === undefined || key === '') throw new ProjectIdRequiredError()
     state.apiKey = key
+    state.websocket = websocket
   }
 }

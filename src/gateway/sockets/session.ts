@@ -1,0 +1,196 @@
+/**
+ * The gateway's side of one WebSocket connection, transport-free: the key and network its
+ * upgrade was accepted for, its messages in flight, its idle timer and its send buffer's bound.
+ * The transport (src/http/webSocketServer.ts) hands it each message (`receive`) and tells it when
+ * the connection is gone (`ended`); it answers through a `SocketSink` (frames out, close,
+ * terminate). What a message does (rules, credits, faults, the calls, the request log) is the
+ * gateway core's (`SessionPort.message`), the same path a POST takes.
+ */
+import type { KeySettings } from '../config.ts'
+import type { Network, RequestState } from '../request.ts'
+import { CLOSE_DAILY_LIMIT, CLOSE_IDLE } from './limits.ts'
+import type { SocketLimits } from './limits.ts'
+
+/** What the transport gives a session: one connection's outgoing side. */
+export interface SocketSink {
+  /** Sends one text frame. */
+  send(data: string | Buffer): void
+  /** Starts the closing handshake; the transport calls `ended` once the connection is gone. */
+  close(code: number, reason: string): void
+  /** Destroys the connection at once, no close frame (the client sees 1006). */
+  terminate(): void
+  /** Bytes handed to `send` and not yet written to the network. */
+  readonly bufferedBytes: number
+  /** Stops reading messages from the client (backpressure), and starts again. */
+  pause(): void
+  resume(): void
+}
+
+/** What a message comes to, for the session to carry out. */
+export type MessageOutcome =
+  /** Frames to send (undefined: nothing, e.g. a message of notifications only). */
+  | { readonly kind: 'send'; readonly data: string | Buffer | undefined }
+  /** The daily limit: this final frame, then close 1008. */
+  | { readonly kind: 'sever'; readonly data: string }
+  /** A scripted fault: terminate, close with a code, or leave the message unanswered. */
+  | { readonly kind: 'drop' }
+  | { readonly kind: 'close'; readonly code: number; readonly reason: string }
+  | { readonly kind: 'none' }
+
+/** The gateway core, as a session sees it. */
+export interface SessionPort {
+  readonly limits: SocketLimits
+  /** One message through the gateway's path, its request log entry written. Never rejects. */
+  message(session: SocketSession, data: Buffer | string): Promise<MessageOutcome>
+  /** The connection is over: forget the session. */
+  ended(session: SocketSession): void
+  /** The session's own failure (a bug): logged; the connection is terminated. */
+  failed(err: unknown): void
+}
+
+type Phase = 'open' | 'closing' | 'closed'
+
+export class SocketSession {
+  /** The connection's number in the request log. */
+  readonly connection: number
+  /** The accepted upgrade's rule state (key, network, secret checked): the call rules read it. */
+  readonly state: RequestState
+  readonly #port: SessionPort
+  readonly #sink: SocketSink
+  readonly #limits: SocketLimits
+  readonly #gone = new AbortController()
+  #phase: Phase = 'open'
+  #inFlight = 0
+  #paused = false
+  #idle: NodeJS.Timeout | undefined
+
+  constructor(connection: number, state: RequestState, sink: SocketSink, port: SessionPort) {
+    this.connection = connection
+    this.state = state
+    this.#sink = sink
+    this.#port = port
+    this.#limits = port.limits
+    this.#touch()
+  }
+
+  get key(): KeySettings {
+    return this.state.key!
+  }
+
+  get network(): Network {
+    return this.state.network!
+  }
+
+  /** Aborted when the connection is gone: releases a message a fault is holding. */
+  get signal(): AbortSignal {
+    return this.#gone.signal
+  }
+
+  get open(): boolean {
+    return this.#phase === 'open'
+  }
+
+  /** One message from the client (text or binary frame: both are read as UTF-8 JSON, as geth does). */
+  receive(data: Buffer | string): void {
+    if (this.#phase !== 'open') return
+    this.#touch()
+    this.#inFlight++
+    if (this.#inFlight >= this.#limits.maxInFlight && !this.#paused) {
+      this.#paused = true
+      this.#sink.pause()
+    }
+    void this.#port.message(this, data).then((outcome) => {
+      this.#inFlight--
+      if (this.#paused && this.#inFlight < this.#limits.maxInFlight && this.#phase === 'open') {
+        this.#paused = false
+        this.#sink.resume()
+      }
+      this.#carryOut(outcome)
+    }).catch((err: unknown) => {
+      this.#port.failed(err)
+      this.terminate()
+    })
+  }
+
+  #carryOut(outcome: MessageOutcome): void {
+    switch (outcome.kind) {
+      case 'send':
+        if (outcome.data !== undefined) this.send(outcome.data)
+        return
+      case 'sever':
+        this.sever(outcome.data)
+        return
+      case 'drop':
+        this.terminate()
+        return
+      case 'close':
+        this.close(outcome.code, outcome.reason)
+        return
+      case 'none':
+        return
+    }
+  }
+
+  /**
+   * Sends a frame, unless the client is not reading: when frames already wait and this one
+   * would take them past `maxBufferedBytes`, the connection is terminated instead (a close frame
+   * would wait behind them). False when nothing was sent.
+   */
+  send(data: string | Buffer): boolean {
+    if (this.#phase !== 'open') return false
+    const waiting = this.#sink.bufferedBytes
+    const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength
+    if (waiting > 0 && waiting + bytes > this.#limits.maxBufferedBytes) {
+      this.terminate()
+      return false
+    }
+    this.#sink.send(data)
+    this.#touch()
+    return true
+  }
+
+  /** The daily limit: a final frame (the 402 body), then close 1008. */
+  sever(finalFrame: string): void {
+    if (this.send(finalFrame)) this.close(CLOSE_DAILY_LIMIT.code, CLOSE_DAILY_LIMIT.reason)
+  }
+
+  /** Starts the closing handshake (a reason of at most 123 bytes). */
+  close(code: number, reason: string): void {
+    if (this.#phase !== 'open') return
+    this.#phase = 'closing'
+    this.#stopTimers()
+    this.#sink.close(code, reason)
+  }
+
+  /** Destroys the connection at once. */
+  terminate(): void {
+    if (this.#phase === 'closed') return
+    this.#phase = 'closing'
+    this.#stopTimers()
+    this.#sink.terminate()
+  }
+
+  /** The transport: the connection is gone (closed by either side, or broken). */
+  ended(): void {
+    if (this.#phase === 'closed') return
+    this.#phase = 'closed'
+    this.#stopTimers()
+    this.#gone.abort()
+    this.#port.ended(this)
+  }
+
+  /** Something went either way: the idle timer starts again. */
+  #touch(): void {
+    if (this.#phase !== 'open') return
+    if (this.#idle !== undefined) this.#idle.refresh()
+    else {
+      this.#idle = setTimeout(() => this.close(CLOSE_IDLE.code, CLOSE_IDLE.reason), this.#limits.idleMs)
+      this.#idle.unref()
+    }
+  }
+
+  #stopTimers(): void {
+    if (this.#idle !== undefined) clearTimeout(this.#idle)
+    this.#idle = undefined
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The WebSocket transport: the `node:http` server's `upgrade` listener, carrying bytes between
+ * `ws` connections and the gateway core, deciding nothing. An upgrade goes to `gateway.upgrade`
+ * (the POST's rules, then the handshake): refused, its answer is written on the socket as an
+ * HTTP response; accepted, `ws` completes the handshake and the session the gateway opens gets
+ * every message. The transport's own part is the protocol: the message size limit (`ws` closes
+ * with 1009 past it), pings (a peer whose pong has not come by the next ping is terminated), and
+ * closing every connection when the server stops.
+ *
+ * Node sends every request with an `Upgrade` header to this listener, not only WebSocket ones;
+ * `curl --http2` asks a POST to upgrade to h2c. Such a request is handed back to the HTTP server
+ * as the plain request it is, without its upgrade headers (what RFC 9113 lets a server do).
+ */
+import { STATUS_CODES } from 'node:http'
+import type { IncomingMessage, Server } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { WebSocketServer } from 'ws'
+import type { WebSocket } from 'ws'
+import type { Gateway } from '../gateway/gateway.ts'
+import type { GatewayRequest } from '../gateway/request.ts'
+import type { HttpResponse } from '../gateway/response.ts'
+import { isWebSocketUpgrade } from '../gateway/sockets/handshake.ts'
+import type { SocketSink } from '../gateway/sockets/session.ts'
+
+export interface WebSocketTransport {
+  /** The `upgrade` listener of the HTTP server. */
+  readonly onUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void
+  /** Connections open now. */
+  readonly connections: number
+  /**
+   * Stops: every session is closed with 1001 (by `gateway.close()`, which the caller runs), and
+   * connections still open after `graceMs` (a client that does not answer the close) are
+   * terminated. Resolves when none is left.
+   */
+  close(graceMs?: number): Promise<void>
+}
+
+/** How long a closing connection may take to answer the close frame when the server stops. */
+export const CLOSE_GRACE_MS = 1000
+
+/** The request as the HTTP server would have parsed it, without its upgrade: handed back to the server. */
+function asPlainRequest(server: Server, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`]
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!
+    const value = req.rawHeaders[i + 1]!
+    const lower = name.toLowerCase()
+    if (lower === 'upgrade' || lower === 'http2-settings') continue
+    if (lower === 'connection') {
+      const kept = value.split(',').map((t) => t.trim()).filter((t) => t !== '' && !['upgrade', 'http2-settings'].includes(t.toLowerCase()))
+      if (kept.length > 0) lines.push(`${name}: ${kept.join(', ')}`)
+      continue
+    }
+    lines.push(`${name}: ${value}`)
+  }
+  socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]))
+  server.emit('connection', socket)
+}
+
+/** A refused upgrade: the gateway's answer as an HTTP/1.1 response, then the connection ends. */
+function writeRefusal(socket: Duplex, response: HttpResponse): void {
+  if (response.destroy === true) {
+    socket.destroy()
+    return
+  }
+  const head = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`]
+  for (const [name, value] of Object.entries(response.headers)) head.push(`${name}: ${value}`)
+  head.push('connection: close')
+  socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), typeof response.body === 'string' ? Buffer.from(response.body) : response.body]))
+}
+
+function sinkOf(ws: WebSocket): SocketSink {
+  return {
+    send: (data) => ws.send(data, { binary: false }),
+    close: (code, reason) => ws.close(code, reason),
+    terminate: () => ws.terminate(),
+    get bufferedBytes() {
+      return ws.bufferedAmount
+    },
+    pause: () => ws.pause(),
+    resume: () => ws.resume(),
+  }
+}
+
+export function createWebSocketTransport(server: Server, gateway: Gateway): WebSocketTransport {
+  const limits = gateway.socketLimits
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false })
+  const alive = new WeakMap<WebSocket, boolean>()
+  const pinger = setInterval(() => {
+    for (const ws of wss.clients) {
+      if (alive.get(ws) === false) {
+        ws.terminate()
+        continue
+      }
+      alive.set(ws, false)
+      ws.ping()
+    }
+  }, limits.pingIntervalMs)
+  pinger.unref()
+
+  function bind(ws: WebSocket, open: (sink: SocketSink) => import('../gateway/sockets/session.ts').SocketSession): void {
+    const session = open(sinkOf(ws))
+    alive.set(ws, true)
+    ws.on('pong', () => alive.set(ws, true))
+    ws.on('message', (data: Buffer | Buffer[] | ArrayBuffer) => {
+      session.receive(Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data))
+    })
+    // `ws` emits close after any error (a message over the limit, a protocol error, a reset).
+    ws.on('error', () => {})
+    ws.on('close', () => session.ended())
+  }
+
+  function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (!isWebSocketUpgrade(req.headers)) {
+      asPlainRequest(server, req, socket, head)
+      return
+    }
+    socket.on('error', () => socket.destroy())
+    let gone: AbortController | undefined
+    const request: GatewayRequest = {
+      method: req.method ?? 'GET',
+      host: req.headers.host,
+      path: req.url ?? '/',
+      headers: req.headers,
+      body: '',
+      get signal() {
+        if (!gone) {
+          const controller = (gone = new AbortController())
+          if (socket.destroyed) controller.abort()
+          else socket.once('close', () => controller.abort())
+        }
+        return gone.signal
+      },
+    }
+    gateway.upgrade(request).then(
+      (answer) => {
+        if (socket.destroyed) return
+        if (!answer.accepted) writeRefusal(socket, answer.response)
+        else wss.handleUpgrade(req, socket, head, (ws) => bind(ws, answer.open))
+      },
+      () => socket.destroy(),
+    )
+  }
+
+  return {
+    onUpgrade,
+    get connections() {
+      return wss.clients.size
+    },
+    close(graceMs = CLOSE_GRACE_MS) {
+      clearInterval(pinger)
+      return new Promise<void>((resolve) => {
+        if (wss.clients.size === 0) {
+          resolve()
+          return
+        }
+        let left = wss.clients.size
+        const done = () => {
+          if (--left === 0) {
+            clearTimeout(timer)
+            resolve()
+          }
+        }
+        for (const ws of wss.clients) ws.once('close', done)
+        const timer = setTimeout(() => {
+          for (const ws of wss.clients) ws.terminate()
+        }, graceMs)
+      })
+    },
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * A WebSocket connection's bounds through a real server and a real `ws` client: a message over
+ * the size limit (1009), a client that does not read (terminated, its buffer freed), a peer that
+ * does not answer pings (terminated), an idle connection (1000), many messages in flight.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { startServer } from '../../src/http/server.ts'
+import type { RunningServer, StartServerOptions } from '../../src/http/server.ts'
+import type { RpcBackend } from '../../src/gateway/gateway.ts'
+import { CHAINS, call, fakeRpc, keys } from '../gateway/helpers.ts'
+import { openSocket, until } from '../support/socket.ts'
+
+const servers: RunningServer[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()))
+})
+
+async function serve(opts: Partial<StartServerOptions> = {}) {
+  const server = await startServer({ port: 0, chains: CHAINS, keys: keys(), rpc: fakeRpc(), control: true, ...opts })
+  servers.push(server)
+  return server
+}
+
+/** Answers `eth_big` with a string of 256 KiB, anything else as the fake backend does. */
+function bigRpc(): RpcBackend {
+  const base = fakeRpc()
+  const big = 'x'.repeat(256 * 1024)
+  return {
+    isSupportedMethod: (m) => m === 'eth_big' || base.isSupportedMethod(m),
+    execute: async (ctx, request) => (request.method === 'eth_big' ? { jsonrpc: '2.0', id: request.id, result: big } : base.execute(ctx, request)),
+  }
+}
+
+describe('WebSocket bounds', () => {
+  it('a message over maxMessageBytes closes the connection with 1009', async () => {
+    const server = await serve({ sockets: { maxMessageBytes: 1024 } })
+    const socket = await openSocket(server.wsUrls.ethereum!)
+    expect(await socket.call(call('eth_chainId'))).toMatchObject({ result: '0x1' })
+    socket.send(JSON.stringify(call('eth_chainId', ['x'.repeat(2000)])))
+    expect((await socket.closed).code).toBe(1009)
+    await until(() => server.gateway.sockets.length === 0)
+  })
+
+  it('a client that does not read is terminated once its unsent frames pass maxBufferedBytes', async () => {
+    const server = await serve({ rpc: bigRpc(), sockets: { maxBufferedBytes: 1024 * 1024 } })
+    const socket = await openSocket(server.wsUrls.ethereum!)
+    socket.ws.pause()
+    // 64 answers of 256 KiB: 16 MiB, more than the kernel's buffers and the 1 MiB bound.
+    for (let i = 0; i < 64; i++) socket.send(call('eth_big', [], i))
+    await until(() => server.gateway.sockets.length === 0, 10_000, 'the session to end')
+    socket.ws.resume()
+    expect((await socket.closed).code).toBe(1006)
+    const answered = server.control.requestLog().filter((e) => e.socket?.stage === 'message')
+    expect(answered.length).toBeGreaterThan(0)
+  })
+
+  it('a peer that does not answer pings is terminated; one that does stays', async () => {
+    const server = await serve({ sockets: { pingIntervalMs: 50 } })
+    const mute = await openSocket(server.wsUrls.ethereum!, { autoPong: false })
+    const live = await openSocket(server.wsUrls.ethereum!)
+    expect((await mute.closed).code).toBe(1006)
+    await new Promise((r) => setTimeout(r, 200))
+    expect(await live.call(call('eth_chainId'))).toMatchObject({ result: '0x1' })
+  })
+
+  it('an idle connection is closed 1000 idle timeout; one that talks is not', async () => {
+    const server = await serve({ sockets: { idleMs: 400 } })
+    const idle = await openSocket(server.wsUrls.ethereum!)
+    const busy = await openSocket(server.wsUrls.ethereum!)
+    const closed = idle.closed
+    let open = true
+    void closed.then(() => (open = false))
+    while (open) expect(await busy.call(call('eth_chainId'))).toMatchObject({ result: '0x1' })
+    expect(await closed).toEqual({ code: 1000, reason: 'idle timeout' })
+    expect(await busy.call(call('eth_chainId'))).toMatchObject({ result: '0x1' })
+  })
+
+  it('answers every message of a burst past maxInFlight (reading pauses, nothing is lost)', async () => {
+    const server = await serve({ sockets: { maxInFlight: 2 } })
+    const socket = await openSocket(server.wsUrls.ethereum!)
+    for (let i = 0; i < 50; i++) socket.send(call('eth_chainId', [], i))
+    const ids = new Set<unknown>()
+    for (let i = 0; i < 50; i++) ids.add(((await socket.next()) as { id: unknown }).id)
+    expect(ids.size).toBe(50)
+  })
+})
