@@ -3,7 +3,8 @@
  * READMEs reaches a file that exists, and every `#anchor` a heading of the page it names (as
  * GitHub makes anchors); every docs page is linked from the README. The examples of the pages are
  * checked where they run: test/http/readme.test.ts (the README's curl examples, the worked example
- * of docs/fixtures-and-scenarios.md), test/gateway/config.test.ts (docs/configuration.md).
+ * of docs/fixtures-and-scenarios.md), test/gateway/config.test.ts (docs/configuration.md),
+ * test/docs/websocket.test.ts (docs/websocket.md).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'

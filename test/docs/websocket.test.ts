@@ -1,0 +1,48 @@
+/**
+ * docs/websocket.md's examples, run as a user copies them: each TypeScript block followed by a
+ * `text` block is run in its own process (tsx) against a server on the default fixtures (its port
+ * in place of 8545, `gateway-double` as this repository's entry point) and must print that text.
+ */
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startServer } from '../../src/http/server.ts'
+import type { RunningServer } from '../../src/http/server.ts'
+
+const PAGE = readFileSync(new URL('../../docs/websocket.md', import.meta.url), 'utf8')
+const ENTRY = fileURLToPath(new URL('../../src/index.ts', import.meta.url))
+const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url))
+
+/** Each ```ts block that is followed by a ```text block of its expected output. */
+export function examples(page: string): { code: string; output: string }[] {
+  return [...page.matchAll(/```ts\n([\s\S]*?)```\n\n```text\n([\s\S]*?)```/g)].map((m) => ({ code: m[1]!, output: m[2]! }))
+}
+
+describe('docs/websocket.md', () => {
+  let server: RunningServer
+  let dir: string
+  beforeAll(async () => {
+    server = await startServer({ port: 0 })
+    dir = mkdtempSync(join(tmpdir(), 'gd-ws-docs-'))
+  })
+  afterAll(async () => {
+    await server?.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('has examples', () => {
+    expect(examples(PAGE).length).toBeGreaterThan(0)
+  })
+
+  it.each(examples(PAGE).map((e, i) => [i + 1, e] as const))('example %i prints what the page shows', async (i, { code, output }) => {
+    const file = join(dir, `example-${i}.mts`)
+    writeFileSync(file, code.replaceAll(':8545', `:${server.port}`).replaceAll("from 'gateway-double'", `from ${JSON.stringify(ENTRY)}`))
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(TSX, [file], { timeout: 60_000 }, (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(out))),
+    )
+    expect(stdout).toBe(output)
+  })
+})
