@@ -10,17 +10,14 @@
  * - viem: `http(url, { fetchFn: localhostFetch })`
  * - ethers: `req = new FetchRequest(url); req.getUrlFunc = FetchRequest.createGetUrlFunc({ agent: localhostAgent })`
  * - anything built on `node:http`: `{ agent: localhostAgent }` or `{ lookup: localhostLookup }`
- * - WebSocket clients: `LocalhostWebSocket`, the `ws` package's WebSocket with `localhostLookup`
- *   (ethers: `new WebSocketProvider(() => new LocalhostWebSocket(url))`; viem's `webSocket()`
- *   takes no factory and uses `globalThis.WebSocket` when there is one: set it in a setup file)
+ * - WebSocket clients: `LocalhostWebSocket` (./localhostWebSocket.ts, apart: this module ships as
+ *   CommonJS too and imports only Node's own modules)
  */
 import { lookup as dnsLookup } from 'node:dns'
 import type { LookupAddress, LookupOptions } from 'node:dns'
 import { Agent, request as httpRequest } from 'node:http'
 import type { IncomingMessage } from 'node:http'
 import type { LookupFunction } from 'node:net'
-import { WebSocket } from 'ws'
-import type { ClientOptions } from 'ws'
 
 /** `localhost` and every name under it (RFC 6761: loopback). */
 export function isLocalhostName(hostname: string): boolean {
@@ -77,19 +74,4 @@ export async function localhostFetch(input: string | URL | Request, init?: Reque
     outgoing.on('error', reject)
     outgoing.end(body)
   })
-}
-
-/**
- * The `ws` package's WebSocket, connecting `ws://*.localhost` URLs to 127.0.0.1 (the Host header
- * stays the URL's, so the gateway routes on it). Takes what `ws`'s WebSocket takes:
- * `(url, protocols?, options?)` or `(url, options)`.
- */
-export class LocalhostWebSocket extends WebSocket {
-  constructor(address: string | URL, protocols?: string | string[] | ClientOptions, options?: ClientOptions) {
-    if (protocols !== undefined && typeof protocols === 'object' && !Array.isArray(protocols)) {
-      super(address, { lookup: localhostLookup, ...protocols })
-    } else {
-      super(address, protocols, { lookup: localhostLookup, ...options })
-    }
-  }
 }
