@@ -176,8 +176,8 @@ interface RowSpec {
   label: string
   method: string
   target: Target
-  /** Params of request i; `fixed` rows send one identical body. */
-  params: (i: number) => unknown[]
+  /** Params of request i to a server; `fixed` rows send one identical body (per server). */
+  params: (i: number, server: 'gateway-double' | 'anvil') => unknown[]
   fixed: boolean
   /** Compares one answer of each server; differences are reported, not fatal. */
   compare: (gd: unknown, anvil: unknown) => Mismatch[]
@@ -294,6 +294,12 @@ async function main(argv: string[]): Promise<number> {
     const s0 = senders[0]!
     const s1 = senders[1]!
     let distinctNext = 0
+    // A log filter on the token on each server, polled by the eth_getFilterChanges row (nothing is
+    // mined meanwhile: each poll answers []; polling keeps it alive).
+    const filterIds = {
+      'gateway-double': (await gd.call('eth_newFilter', [{ address: token }])) as string,
+      anvil: (await anvil.call('eth_newFilter', [{ address: token }])) as string,
+    }
     const specs: RowSpec[] = [
       { id: 'eth_blockNumber', label: 'eth_blockNumber', method: 'eth_blockNumber', target: minRatio(0.7), fixed: true, params: () => [], compare: (a, b) => (a === b ? [] : [{ what: 'eth_blockNumber', gatewayDouble: a, anvil: b }]) },
       {
@@ -331,6 +337,11 @@ async function main(argv: string[]): Promise<number> {
         },
         compare: (a, b) => compareEstimates('eth_estimateGas (distinct body)', a, b),
       },
+      {
+        id: 'eth_getFilterChanges', label: 'eth_getFilterChanges (log filter on the token, nothing new)', method: 'eth_getFilterChanges', target: minRatio(0.7), fixed: true,
+        params: (_i, server) => [filterIds[server]],
+        compare: (a, b) => (JSON.stringify(a) === JSON.stringify(b) ? [] : [{ what: 'eth_getFilterChanges', gatewayDouble: a, anvil: b }]),
+      },
     ]
 
     const rows: Row[] = []
@@ -338,15 +349,17 @@ async function main(argv: string[]): Promise<number> {
     const loadOpts = { durationMs: opts.durationMs, concurrency: opts.concurrency }
     for (const spec of specs) {
       const body = (params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: spec.method, params })
-      const fixedBody = spec.fixed ? body(spec.params(0)) : undefined
-      const bodyAt = fixedBody !== undefined ? () => fixedBody : (i: number) => body(spec.params(i))
+      const bodiesFor = (server: 'gateway-double' | 'anvil') => {
+        const fixedBody = spec.fixed ? body(spec.params(0, server)) : undefined
+        return fixedBody !== undefined ? () => fixedBody : (i: number) => body(spec.params(i, server))
+      }
+      const bodyAt = { 'gateway-double': bodiesFor('gateway-double'), anvil: bodiesFor('anvil') }
       // One answer of each, compared.
-      const sampleParams = spec.params(7)
-      const [a, b] = await Promise.all([gd.call(spec.method, sampleParams), anvil.call(spec.method, sampleParams)])
+      const [a, b] = await Promise.all([gd.call(spec.method, spec.params(7, 'gateway-double')), anvil.call(spec.method, spec.params(7, 'anvil'))])
       const diffs = spec.compare(a, b)
       answerMismatches.push(...diffs.map((d) => ({ ...d, what: `${spec.id}: ${d.what}` })))
       const runOn = async (endpoint: Endpoint, durationMs: number) => {
-        const result = await runLoad(endpoint, bodyAt, { ...loadOpts, durationMs })
+        const result = await runLoad(endpoint, bodyAt[endpoint === gdEndpoint ? 'gateway-double' : 'anvil'], { ...loadOpts, durationMs })
         if (endpoint === gdEndpoint) for (const [status, n] of Object.entries(result.statuses)) tally.add(spec.method, Number(status), n)
         return result
       }
