@@ -95,3 +95,14 @@ export class LimitExceededError extends RpcError {
     super(LimitExceededError.code, message, data)
   }
 }
+
+/**
+ * eth_simulateV1's errors: geth's codes for a call it refuses (-38010 nonce too low ... -38026
+ * client limit exceeded) and for the simulator's own checks, with geth's message.
+ */
+export class SimulationError extends RpcError {
+  override readonly name = 'SimulationError'
+  constructor(code: number, message: string) {
+    super(code, message)
+  }
+}

@@ -41,6 +41,7 @@ import { eth_newBlockFilter } from './methods/eth_newBlockFilter.ts'
 import { eth_newFilter } from './methods/eth_newFilter.ts'
 import { eth_newPendingTransactionFilter } from './methods/eth_newPendingTransactionFilter.ts'
 import { eth_sendRawTransaction } from './methods/eth_sendRawTransaction.ts'
+import { eth_simulateV1 } from './methods/eth_simulateV1.ts'
 import { eth_syncing } from './methods/eth_syncing.ts'
 import { eth_uninstallFilter } from './methods/eth_uninstallFilter.ts'
 import { net_listening } from './methods/net_listening.ts'
@@ -78,6 +79,7 @@ const all = [
   eth_feeHistory,
   eth_sendRawTransaction,
   eth_syncing,
+  eth_simulateV1,
   web3_clientVersion,
   net_listening,
   debug_getRawBlock,

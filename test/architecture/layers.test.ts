@@ -49,6 +49,7 @@ export const CHAIN_ROOMS: LayerRules = {
     'chain/vm': [],
     'chain/pool': ['chain/blocks', 'chain/vm'],
     'chain/execution': ['chain/blocks', 'chain/vm'],
+    'chain/simulate': ['chain/blocks', 'chain/vm', 'chain/execution'],
     'chain/fees': ['chain/blocks'],
     'chain/mining': ['chain/blocks', 'chain/vm', 'chain/pool'],
     'chain/events': ['chain/blocks', 'chain/pool'],

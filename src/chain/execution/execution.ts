@@ -254,8 +254,10 @@ export class BlockCalls {
     const evm = this.vm.evm as unknown as { _precompiles: Precompiles; runCall: (opts: unknown) => Promise<unknown> }
     const rules = evm._precompiles
     const runCall = evm.runCall.bind(evm)
-    // runTx warms `evm.precompiles`, then calls runCall: the EVM runs the overridden set, and the next execution warms the fork's again.
+    // runTx warms `evm.precompiles`, then calls runCall for the top frame (inner frames come with a
+    // message): the EVM runs the overridden set, and the next execution warms the fork's again.
     evm.runCall = async (opts) => {
+      if ((opts as { message?: unknown }).message !== undefined) return runCall(opts)
       evm._precompiles = precompiles
       try {
         return await runCall(opts)
@@ -462,11 +464,8 @@ export class CallSession {
     return lowest
   }
 
-  /** geth's wording of an EVM halt. EthereumJS adds the location to a bad jump and omits the opcode. */
   #haltName(halt: string, opcode: number | undefined): string {
-    if (halt.startsWith('invalid JUMP')) return 'invalid jump destination'
-    if (halt === 'invalid opcode') return `invalid opcode: ${opcodeName(this.#vm, opcode)}`
-    return GETH_HALT_NAMES[halt] ?? halt
+    return gethHaltName(this.#vm, halt, opcode)
   }
 
   /**
@@ -599,8 +598,15 @@ function withZeroBaseFee(block: Block, vm: VM): Block {
   return new Block(header, [], [], block.withdrawals, { common: vm.common })
 }
 
+/** geth's wording of an EVM halt. EthereumJS adds the location to a bad jump and omits the opcode. */
+export function gethHaltName(vm: VM, halt: string, opcode: number | undefined): string {
+  if (halt.startsWith('invalid JUMP')) return 'invalid jump destination'
+  if (halt === 'invalid opcode') return `invalid opcode: ${opcodeName(vm, opcode)}`
+  return GETH_HALT_NAMES[halt] ?? halt
+}
+
 /** Whether two precompile sets are the same addresses with the same implementations. */
-function samePrecompiles(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>): boolean {
+export function samePrecompiles(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>): boolean {
   if (a.size !== b.size) return false
   for (const [key, fn] of a) if (b.get(key) !== fn) return false
   return true
