@@ -93,6 +93,6 @@ describe('eth_simulateV1 on the default ethereum fixture', () => {
   it('costs 80 credits (the service lists no price: its default)', async () => {
     const before = rpc.app.gateway.balance(TEST_KEY)
     await simulate({ blockStateCalls: [{}] })
-    expect(before - rpc.app.gateway.balance(TEST_KEY)).toBe(80)
+    expect(before! - rpc.app.gateway.balance(TEST_KEY)!).toBe(80)
   })
 })

@@ -23,6 +23,7 @@ import type { CallArgs } from '../execution/execution.ts'
 import { gethHaltName } from '../execution/execution.ts'
 import type { BlockStateManager } from '../vm/blockState.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
+import { ExecutionTimeout } from '../vm/executionGuard.ts'
 import { intrinsicGas } from '../vm/gasRules.ts'
 import { loadedVmLibraries } from '../vm/vmLibraries.ts'
 import type { LogTracer } from './logTracer.ts'
@@ -238,6 +239,7 @@ async function execute(env: CallBlock, a: CallArgs, m: Message, tx: TypedTransac
       }),
     )
   } catch (err) {
+    if (err instanceof ExecutionTimeout) throw err
     throw new SimulateError('internal', `err: ${withoutEthereumJsContext(err)} (supplied gas ${m.gas})`)
   } finally {
     env.state.endEip3607Exemption()

@@ -20,6 +20,8 @@ import type { BlockRecord } from '../blocks/types.ts'
 import { samePrecompiles } from '../execution/execution.ts'
 import { applyStateOverride, OverrideError } from '../execution/overrides.ts'
 import type { BlockStateManager } from '../vm/blockState.ts'
+import { ExecutionTimeout, guardFor, guardVm } from '../vm/executionGuard.ts'
+import type { ExecutionGuard } from '../vm/executionGuard.ts'
 import { loadedVmLibraries, stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
 import { simulateCall } from './callMessage.ts'
 import type { CallBlock } from './callMessage.ts'
@@ -33,6 +35,10 @@ export interface Simulation {
   vm: VM
   state: BlockStateManager
   tracer: LogTracer | undefined
+  /** The time limit of the call under way (see ../vm/executionGuard.ts). */
+  guard: ExecutionGuard | undefined
+  /** The opcode table the guard wraps (a fork change makes a new one). */
+  guarded: unknown
 }
 
 /** What a header inherits from the one before it (geth's `makeHeaders`). */
@@ -50,7 +56,7 @@ export async function openSimulation(chain: ChainReader, base: BlockRecord): Pro
   const blockchain = new AncestorHashes(chain.blockchain, base.block.header)
   const evm = await evmLib.createEVM({ common, stateManager: state, blockchain })
   const vm = await vmLib.createVM({ common, stateManager: state, blockchain, evm })
-  return { vm, state, tracer: undefined }
+  return { vm, state, tracer: undefined, guard: undefined, guarded: undefined }
 }
 
 interface BlockRun {
@@ -72,6 +78,11 @@ export async function runSimulatedBlock(chain: ChainReader, sim: Simulation, run
   const common = vm.common
   const tracer = (sim.tracer ??= new LogTracer(run.opts.traceTransfers))
   tracer.install(vm)
+  const opcodes = (vm.evm as unknown as { _opcodeMap: unknown })._opcodeMap
+  if (sim.guarded !== opcodes) {
+    guardVm(vm, () => sim.guard)
+    sim.guarded = opcodes
+  }
   tracer.newBlock()
 
   const parent = run.parent.header
@@ -119,8 +130,18 @@ export async function runSimulatedBlock(chain: ChainReader, sim: Simulation, run
   const successLogs: SimLog[] = []
   let blobGasUsed = 0n
   for (const [i, args] of run.input.calls.entries()) {
-    run.opts.signal?.throwIfAborted()
-    const outcome = await simulateCall(env, args, i, tracer)
+    const budget = run.opts.budget
+    sim.guard = budget === undefined ? undefined : guardFor(budget)
+    let outcome
+    try {
+      outcome = await simulateCall(env, args, i, tracer)
+    } catch (err) {
+      // geth's simulator answers a timeout like any failure of a call it cannot run: -32603.
+      if (err instanceof ExecutionTimeout) throw new SimulateError('internal', err.message)
+      throw err
+    } finally {
+      sim.guard = undefined
+    }
     txs.push(outcome.tx)
     receipts.push(outcome.receipt)
     calls.push(outcome.result)

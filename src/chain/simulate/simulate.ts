@@ -40,7 +40,6 @@ export async function simulate(chain: ChainReader, base: BlockRecord, opts: Simu
   let parent = base.block
   let header: SimHeader = { coinbase: base.block.header.coinbase, gasLimit: base.block.header.gasLimit, difficulty: base.block.header.difficulty }
   for (const block of blocks) {
-    opts.signal?.throwIfAborted()
     const result = await runSimulatedBlock(chain, sim, { input: block, header, parent, hashes, budget, opts })
     results.push(result)
     parent = result.record.block

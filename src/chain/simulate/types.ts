@@ -5,6 +5,7 @@
 import type { BlockRecord } from '../blocks/types.ts'
 import type { CallArgs } from '../execution/execution.ts'
 import type { BlockOverrides, StateOverride } from '../execution/overrides.ts'
+import type { ExecutionBudget } from '../vm/executionGuard.ts'
 
 export interface SimBlockInput {
   blockOverrides?: BlockOverrides
@@ -18,8 +19,11 @@ export interface SimulateOptions {
   validation: boolean
   /** The RPC gas cap, a budget shared by every call of the request (0: none). */
   gasCap: bigint
-  /** Aborts the simulation between calls (the request's time limit, a client gone). */
-  signal?: AbortSignal
+  /**
+   * The time the whole simulation may take (geth's --rpc.evmtimeout covers all its calls), its
+   * executions letting other requests take turns (../vm/executionGuard.ts).
+   */
+  budget?: ExecutionBudget
 }
 
 export interface SimLog {

@@ -6,7 +6,7 @@ import { toData, toQuantity } from '../../encoding/hex.ts'
 import { revertMessage } from '../../encoding/revert.ts'
 import { LATEST, stateRecord } from '../blocks.ts'
 import { SimulationError } from '../errors.ts'
-import { defineMethod } from '../method.ts'
+import { defineMethod, executionBudget } from '../method.ts'
 import { optional } from '../params.ts'
 import { simulateOptions } from '../simulateParams.ts'
 import { blockNumberOrHash } from '../validators.ts'
@@ -76,12 +76,14 @@ function blockJson(sim: SimulatedBlock, fullTransactions: boolean): Record<strin
  * geth builds it, the calls' results, logs and (`traceTransfers`) ether transfers as ERC-7528
  * logs. geth's limits (256 blocks, 5,000 calls a block, 10,000 in all) and the service's own
  * (16 block state calls) answer -38026; a call geth refuses ends the simulation with its code
- * (-38010 nonce too low ... -38025). Nothing simulated reaches the chain.
+ * (-38010 nonce too low ... -38025). The whole simulation has the time limit of one eth_call
+ * (geth's --rpc.evmtimeout, 5 s): past it, -32603 `execution aborted (timeout = 5s)`, as geth's
+ * simulator answers. Nothing simulated reaches the chain.
  */
 export const eth_simulateV1 = defineMethod({
   name: 'eth_simulateV1',
   params: [simulateOptions, optional(blockNumberOrHash, LATEST)],
-  async run([opts, selector], { chain }) {
+  async run([opts, selector], { chain, execution }) {
     if (opts.blocks.length > MAX_BLOCK_STATE_CALLS) {
       throw new SimulationError(CODES.clientLimitExceeded, `too many block state calls: ${opts.blocks.length} > ${MAX_BLOCK_STATE_CALLS}`)
     }
@@ -92,6 +94,7 @@ export const eth_simulateV1 = defineMethod({
         traceTransfers: opts.traceTransfers,
         validation: opts.validation,
         gasCap: SIMULATE_GAS_CAP,
+        budget: executionBudget(execution),
       })
       return blocks.map((b) => blockJson(b, opts.returnFullTransactions))
     } catch (err) {
