@@ -31,7 +31,7 @@ import type { RequestLog, RequestLogEntry } from './requestLog.ts'
 import type { Network } from './request.ts'
 import { networkHost } from './rules/host.ts'
 
-import type { MiningMode } from '../chain/chain.ts'
+import type { MiningMode } from '../chain/mining/miner.ts'
 
 export type { MiningMode }
 export const MINING_MODES: readonly MiningMode[] = ['auto', 'manual']

@@ -3,7 +3,8 @@
  * which order, with the chain already changed; a listener that throws stops nothing.
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { Chain, ChainSnapshot } from '../../src/chain/chain.ts'
+import type { Chain } from '../../src/chain/chain.ts'
+import type { ChainSnapshot } from '../../src/chain/snapshot.ts'
 import type { ChainEvent } from '../../src/chain/events/chainEvents.ts'
 import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
 import { hexToBytes } from '@ethereumjs/util'

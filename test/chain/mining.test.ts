@@ -4,7 +4,8 @@
  * and misuse.
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { Chain, ChainSnapshot } from '../../src/chain/chain.ts'
+import type { Chain } from '../../src/chain/chain.ts'
+import type { ChainSnapshot } from '../../src/chain/snapshot.ts'
 import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
 import { clientFor } from '../support/rpcClient.ts'
 import type { RpcClient } from '../support/rpcClient.ts'

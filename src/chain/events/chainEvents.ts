@@ -18,7 +18,7 @@
  * stops the chain's change nor the other listeners.
  */
 import type { BlockRecord } from '../blocks/types.ts'
-import type { PoolTransaction } from '../pool/txPool.ts'
+import type { PoolTransaction } from '../pool/poolTransaction.ts'
 
 /** Why blocks joined or left the chain. */
 export type ChainChangeCause = 'mined' | 'reorg' | 'restore'

@@ -30,7 +30,7 @@ import type { LogJson } from '../blocks/render.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import type { ChainClock } from '../clock.ts'
 import type { ChainEvent, ChainEvents } from '../events/chainEvents.ts'
-import type { PoolTransaction } from '../pool/txPool.ts'
+import type { PoolTransaction } from '../pool/poolTransaction.ts'
 import { changeBytes, criteriaBytes, randomFilterId } from './changes.ts'
 import type { FilterChange, FilterLog } from './changes.ts'
 

@@ -1,366 +1,73 @@
 /**
- * The transaction pool's rules, as geth's `SubmitTransaction` (internal/ethapi) and its legacy
- * pool (core/txpool/validation.go, legacypool) apply them to eth_sendRawTransaction, in geth's
- * order and words. Stateless checks run against the head's fork rules and gas limit; the state
- * checks (nonce, balance, what the sender already has pooled) against the head's state and the
- * pool. Pooled transactions wait here until a block takes them (see Chain.mine).
+ * The pool: the transactions waiting for a block, in arrival order, each numbered (`seq`) for
+ * ties. Entries come in through `add` (./admission.ts decides) and leave through `remove` (mined,
+ * or refused by the EVM), the two places a "transaction entered the pool" event would be told from.
  */
-import type { Common } from '@ethereumjs/common'
-import { createTxFromRLP } from '@ethereumjs/tx'
-import type { TypedTransaction } from '@ethereumjs/tx'
-import { bytesToHex } from '@ethereumjs/util'
-import { sha256 } from '@noble/hashes/sha2.js'
-import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
-import { intrinsicGas, MAX_TX_GAS } from '../vm/gasRules.ts'
-import type { DecodedTx, FieldValue } from './rawTransaction.ts'
-import { renderTransaction } from '../blocks/render.ts'
-import type { TransactionJson } from '../blocks/render.ts'
+import type { PoolTransaction } from './poolTransaction.ts'
 
-/** The pool (or geth's RPC layer before it) refused a transaction; the message is geth's. */
-export class TxRejectedError extends Error {
-  override readonly name = 'TxRejectedError'
-}
+export class TxPool {
+  #entries: PoolTransaction[]
+  #seq: number
 
-/** geth's `txMaxSize`: 4 slots of 32 KiB (the blob pool's: 1 MiB, sidecar included). */
-export const TX_MAX_SIZE = 131072
-export const BLOB_TX_MAX_SIZE = 1048576
-/** geth's `params.BlobTxMaxBlobs`. */
-const BLOB_TX_MAX_BLOBS = 6
-const CELL_PROOFS_PER_BLOB = 128
-/** geth's default `--rpc.txfeecap`: 1 ether. */
-export const RPC_TX_FEE_CAP_WEI = 10n ** 18n
-/** geth's default `--txpool.pricelimit`: 1 wei of tip. */
-export const MIN_TIP = 1n
-/** geth's default `--txpool.pricebump`: a replacement pays 10% more. */
-export const PRICE_BUMP = 10n
-const MAX_INIT_CODE_SIZE = 49152
-const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
-const U256_BITS = 256
+  constructor(entries: readonly PoolTransaction[] = [], seq = 0) {
+    this.#entries = [...entries]
+    this.#seq = seq
+  }
 
-/** A transaction the pool holds: decoded, signed, its sender known. */
-export interface PoolTransaction {
-  readonly hash: string
-  /** Lowercase sender address. */
-  readonly from: string
-  readonly nonce: bigint
-  readonly gasLimit: bigint
-  readonly feeCap: bigint
-  readonly tipCap: bigint
-  /** geth's `tx.Cost()`: gas * fee cap + value. */
-  readonly cost: bigint
-  /** The transaction as blocks hold it (a blob transaction without its sidecar). */
-  readonly raw: Uint8Array
-  readonly tx: TypedTransaction
-  /** Blob gas (131072 per blob) and the blob fee cap; 0 for other types. */
-  readonly blobGas: bigint
-  readonly blobFeeCap: bigint
-  /** Arrival order, for ties. */
-  readonly seq: number
-  /** As eth_getTransactionByHash shows a pending transaction (null block fields). */
-  readonly json: TransactionJson
-}
+  /** Every pooled transaction, in arrival order. */
+  get entries(): readonly PoolTransaction[] {
+    return this.#entries
+  }
 
-const big = (v: FieldValue | undefined): bigint => (typeof v === 'bigint' ? v : 0n)
-const bytes = (v: FieldValue | undefined): Uint8Array => (v instanceof Uint8Array ? v : new Uint8Array())
+  /** The next arrival number. */
+  takeSeq(): number {
+    return this.#seq++
+  }
 
-function bitLen(n: bigint): number {
-  return n === 0n ? 0 : n.toString(2).length
-}
+  /** `hash` as `bytesToHex` writes it (lowercase). */
+  has(hash: string): boolean {
+    return this.#entries.some((p) => p.hash === hash)
+  }
 
-/** The checks of geth's `SubmitTransaction` that come before the pool: the fee cap, EIP-155. */
-export function checkSubmission(decoded: DecodedTx): void {
-  const f = decoded.fields
-  const gasPrice = decoded.type === 0 || decoded.type === 1 ? big(f.GasPrice) : big(f.GasFeeCap)
-  const fee = gasPrice * big(f.Gas)
-  const feeEther = Number(fee) / 1e18
-  if (feeEther > Number(RPC_TX_FEE_CAP_WEI) / 1e18) {
-    throw new TxRejectedError(`tx fee (${feeEther.toFixed(2)} ether) exceeds the configured cap (1.00 ether)`)
+  /** A pooled transaction by hash (any case). */
+  byHash(hash: string): PoolTransaction | undefined {
+    const h = hash.toLowerCase()
+    return this.#entries.find((p) => p.hash === h)
   }
-  if (decoded.type === 0 && !isProtectedV(big(f.V))) {
-    throw new TxRejectedError('only replay-protected (EIP-155) transactions allowed over RPC')
-  }
-}
 
-function isProtectedV(v: bigint): boolean {
-  if (bitLen(v) <= 8) return v !== 27n && v !== 28n && v !== 1n && v !== 0n
-  return true
-}
+  /** The pooled transactions by sender (in order of first arrival), then nonce. */
+  get pending(): readonly PoolTransaction[] {
+    const firstSeen = new Map<string, number>()
+    for (const p of this.#entries) firstSeen.set(p.from, Math.min(firstSeen.get(p.from) ?? p.seq, p.seq))
+    return [...this.#entries].sort((a, b) => firstSeen.get(a.from)! - firstSeen.get(b.from)! || (a.nonce < b.nonce ? -1 : 1))
+  }
 
-/** What the stateless checks need of the chain: the head's rules and gas limit, the chain id. */
-export interface HeadRules {
-  /** A Common at the head's fork (geth's pool validates against the head). */
-  common: Common
-  gasLimit: bigint
-  chainId: bigint
-  /** A Common at the next block's fork, for the transaction object that block will execute. */
-  nextCommon: Common
-}
+  /** geth's pending nonce: `stateNonce`, plus the sender's pooled transactions that follow it without a gap. */
+  pendingNonce(from: string, stateNonce: bigint): bigint {
+    const nonces = new Set(this.#entries.filter((p) => p.from === from).map((p) => p.nonce))
+    let next = stateNonce
+    while (nonces.has(next)) next++
+    return next
+  }
 
-/**
- * geth's `ValidateTransaction`: everything that needs no state, in its order. Returns the
- * transaction as EthereumJS will execute it, and its sender.
- */
-export function validateTransaction(raw: Uint8Array, decoded: DecodedTx, rules: HeadRules): { tx: TypedTransaction; from: string } {
-  const f = decoded.fields
-  const type = decoded.type
-  const { common } = rules
-  const blobHashes = Array.isArray(f.BlobHashes) ? (f.BlobHashes as Uint8Array[]) : []
-  const maxSize = type === 3 ? BLOB_TX_MAX_SIZE : TX_MAX_SIZE
-  if (decoded.size > maxSize) {
-    throw new TxRejectedError(`oversized data: transaction size ${decoded.size}, limit ${maxSize}`)
+  /** Pools `ptx`, in place of `replaced` (a same-nonce transaction it outbids) if given. */
+  add(ptx: PoolTransaction, replaced?: PoolTransaction): void {
+    if (replaced !== undefined) this.#entries = this.#entries.filter((p) => p !== replaced)
+    this.#entries.push(ptx)
   }
-  const forkNeeded: Record<number, [string, string]> = { 1: ['berlin', 'Berlin'], 2: ['london', 'London'], 3: ['cancun', 'Cancun'], 4: ['prague', 'Prague'] }
-  const need = forkNeeded[type]
-  if (need && !common.gteHardfork(need[0])) {
-    throw new TxRejectedError(`transaction type not supported: type ${type} rejected, pool not yet in ${need[1]}`)
-  }
-  const gas = big(f.Gas)
-  const data = bytes(f.Data)
-  const create = f.To === null
-  if (create && common.gteHardfork('shanghai') && data.length > MAX_INIT_CODE_SIZE) {
-    throw new TxRejectedError(`max initcode size exceeded: code size ${data.length}, limit ${MAX_INIT_CODE_SIZE}`)
-  }
-  if (common.gteHardfork('osaka') && gas > MAX_TX_GAS) {
-    throw new TxRejectedError(`transaction gas limit too high (cap: ${MAX_TX_GAS}, tx: ${gas})`)
-  }
-  if (rules.gasLimit < gas) throw new TxRejectedError('exceeds block gas limit')
-  const feeCap = type <= 1 ? big(f.GasPrice) : big(f.GasFeeCap)
-  const tipCap = type <= 1 ? big(f.GasPrice) : big(f.GasTipCap)
-  if (bitLen(feeCap) > U256_BITS) throw new TxRejectedError('max fee per gas higher than 2^256-1')
-  if (bitLen(tipCap) > U256_BITS) throw new TxRejectedError('max priority fee per gas higher than 2^256-1')
-  if (feeCap < tipCap) throw new TxRejectedError('max priority fee per gas higher than max fee per gas')
 
-  const { tx, from } = recoverSender(raw, decoded, rules)
+  /** Takes out every transaction `gone` says goes. */
+  remove(gone: (p: PoolTransaction) => boolean): void {
+    this.#entries = this.#entries.filter((p) => !gone(p))
+  }
 
-  if (big(f.Nonce) === (1n << 64n) - 1n) throw new TxRejectedError('nonce has max value')
-  const accessList = decodedAccessList(f.AccessList)
-  const authorizations = Array.isArray(f.AuthList) ? f.AuthList : []
-  const { intrinsic, floor } = intrinsicGas(common, {
-    to: create ? undefined : bytesToHex(bytes(f.To)),
-    data,
-    accessList,
-    authorizationList: authorizations,
-  })
-  if (gas < intrinsic) throw new TxRejectedError(`intrinsic gas too low: gas ${gas}, minimum needed ${intrinsic}`)
-  if (floor !== undefined && gas < floor) {
-    throw new TxRejectedError(`insufficient gas for floor data gas cost: gas ${gas}, minimum needed ${floor}`)
+  /** Puts back the entries of an earlier moment (a restore); arrival numbers go on. */
+  reset(entries: readonly PoolTransaction[]): void {
+    this.#entries = [...entries]
   }
-  if (tipCap < MIN_TIP) {
-    throw new TxRejectedError(`transaction gas price below minimum: gas tip cap ${tipCap}, minimum needed ${MIN_TIP}`)
-  }
-  if (type === 3) validateBlobSidecar(decoded, blobHashes, common)
-  if (type === 4 && authorizations.length === 0) {
-    throw new TxRejectedError('set code tx must have at least one authorization tuple')
-  }
-  return { tx, from }
-}
 
-/**
- * geth's `validateBlobTx`: the sidecar's version for the fork, the blob fee floor, the counts, and
- * the commitments against the versioned hashes. The KZG proofs themselves are not verified (a
- * cell-proof check costs more than the double should spend on a test transaction).
- */
-function validateBlobSidecar(decoded: DecodedTx, hashes: Uint8Array[], common: Common): void {
-  const sidecar = decoded.sidecar
-  if (!sidecar) throw new TxRejectedError('missing sidecar in blob transaction')
-  const version = common.gteHardfork('osaka') ? 1 : 0
-  if (sidecar.version !== version) throw new TxRejectedError(`unexpected sidecar version, want: ${version}, got: ${sidecar.version}`)
-  const blobFeeCap = big(decoded.fields.BlobFeeCap)
-  if (blobFeeCap < 1n) throw new TxRejectedError(`transaction gas price below minimum: blob fee cap ${blobFeeCap}, minimum needed 1`)
-  if (hashes.length === 0) throw new TxRejectedError('blobless blob transaction')
-  if (hashes.length > BLOB_TX_MAX_BLOBS) {
-    throw new TxRejectedError(`too many blobs in transaction: have ${hashes.length}, permitted ${BLOB_TX_MAX_BLOBS}`)
-  }
-  if (sidecar.blobs.length !== hashes.length) {
-    throw new TxRejectedError(`invalid number of ${sidecar.blobs.length} blobs compared to ${hashes.length} blob hashes`)
-  }
-  if (sidecar.commitments.length !== hashes.length) {
-    throw new TxRejectedError(`invalid number of ${sidecar.commitments.length} blob commitments compared to ${hashes.length} blob hashes`)
-  }
-  sidecar.commitments.forEach((commitment, i) => {
-    const computed = sha256(commitment)
-    computed[0] = 1
-    if (bytesToHex(computed) !== bytesToHex(hashes[i]!)) {
-      throw new TxRejectedError(`blob ${i}: computed hash ${bytesToHex(computed)} mismatches transaction one ${bytesToHex(hashes[i]!)}`)
-    }
-  })
-  const proofs = version === 1 ? hashes.length * CELL_PROOFS_PER_BLOB : hashes.length
-  if (sidecar.proofs.length !== proofs) {
-    throw new TxRejectedError(`invalid number of ${sidecar.proofs.length} blob proofs expected ${proofs}`)
-  }
-}
-
-function decodedAccessList(v: FieldValue | undefined): { address: string; storageKeys: string[] }[] {
-  if (!Array.isArray(v)) return []
-  return v.map((tuple) => {
-    const [address, keys] = tuple as [Uint8Array, Uint8Array[]]
-    return { address: bytesToHex(address), storageKeys: keys.map((k) => bytesToHex(k)) }
-  })
-}
-
-/**
- * geth's signer (`LatestSigner`): the chain id must be the chain's, the signature values valid
- * (`ValidateSignatureValues` with the Homestead rule on s), and the sender recoverable. Every
- * failure is `invalid sender: <why>`.
- */
-function recoverSender(raw: Uint8Array, decoded: DecodedTx, rules: HeadRules): { tx: TypedTransaction; from: string } {
-  const f = decoded.fields
-  const invalid = (why: string): TxRejectedError => new TxRejectedError(`invalid sender: ${why}`)
-  let recoveryId: bigint
-  if (decoded.type === 0) {
-    const v = big(f.V)
-    const chainId = (v - 35n) / 2n
-    if (chainId !== rules.chainId) throw invalid(`invalid chain id for signer: have ${chainId} want ${rules.chainId}`)
-    recoveryId = v - rules.chainId * 2n - 8n - 27n
-  } else {
-    const chainId = big(f.ChainID)
-    if (chainId !== rules.chainId) throw invalid(`invalid chain id for signer: have ${chainId} want ${rules.chainId}`)
-    recoveryId = big(f.V)
-  }
-  const r = big(f.R)
-  const s = big(f.S)
-  const valid = r >= 1n && s >= 1n && s <= SECP256K1_N / 2n && r < SECP256K1_N && (recoveryId === 0n || recoveryId === 1n)
-  if (!valid) throw invalid('invalid transaction v, r, s values')
-  let tx: TypedTransaction
-  try {
-    tx = createTxFromRLP(decoded.canonical, { common: rules.nextCommon })
-  } catch (err) {
-    throw new TxRejectedError(withoutEthereumJsContext(err))
-  }
-  try {
-    return { tx, from: tx.getSenderAddress().toString() }
-  } catch {
-    throw invalid('recovery failed')
-  }
-}
-
-/** Builds the pool entry of a validated transaction. */
-export function poolTransaction(raw: Uint8Array, tx: TypedTransaction, from: string, seq: number): PoolTransaction {
-  const blobGas = 'blobVersionedHashes' in tx ? BigInt((tx as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length) * 131072n : 0n
-  const blobFeeCap = 'maxFeePerBlobGas' in tx ? (tx as { maxFeePerBlobGas: bigint }).maxFeePerBlobGas : 0n
-  const feeCap = 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice
-  const tipCap = 'maxPriorityFeePerGas' in tx ? tx.maxPriorityFeePerGas : (tx as { gasPrice: bigint }).gasPrice
-  return {
-    hash: bytesToHex(tx.hash()),
-    from,
-    nonce: tx.nonce,
-    gasLimit: tx.gasLimit,
-    feeCap,
-    tipCap,
-    cost: tx.gasLimit * feeCap + tx.value + blobGas * blobFeeCap,
-    blobGas,
-    blobFeeCap,
-    raw,
-    tx,
-    seq,
-    json: renderTransaction(tx, from, undefined),
-  }
-}
-
-/**
- * geth's `ValidateTransactionWithState` and the legacy pool's replacement rule: the nonce against
- * the state, the balance against this transaction and what the sender already has pooled, and a
- * same-nonce replacement must raise both fee cap and tip by 10%. Returns the pooled transaction it
- * replaces, if any.
- */
-export function validateWithState(
-  ptx: PoolTransaction,
-  state: { nonce: bigint; balance: bigint },
-  pooled: readonly PoolTransaction[],
-): PoolTransaction | undefined {
-  if (state.nonce > ptx.nonce) {
-    throw new TxRejectedError(`nonce too low: next nonce ${state.nonce}, tx nonce ${ptx.nonce}`)
-  }
-  const { balance } = state
-  const cost = ptx.cost
-  if (balance < cost) {
-    throw new TxRejectedError(`insufficient funds for gas * price + value: balance ${balance}, tx cost ${cost}, overshot ${cost - balance}`)
-  }
-  const mine = pooled.filter((p) => p.from === ptx.from)
-  const spent = mine.reduce((sum, p) => sum + p.cost, 0n)
-  const previous = mine.find((p) => p.nonce === ptx.nonce)
-  if (previous) {
-    const bump = cost - previous.cost
-    const need = spent + bump
-    if (balance < need) {
-      throw new TxRejectedError(
-        `insufficient funds for gas * price + value: balance ${balance}, queued cost ${spent}, tx bumped ${bump}, overshot ${need - balance}`,
-      )
-    }
-    const feeThreshold = (previous.feeCap * (100n + PRICE_BUMP)) / 100n
-    const tipThreshold = (previous.tipCap * (100n + PRICE_BUMP)) / 100n
-    const cheaper = previous.feeCap >= ptx.feeCap || previous.tipCap >= ptx.tipCap
-    if (cheaper || ptx.feeCap < feeThreshold || ptx.tipCap < tipThreshold) {
-      throw new TxRejectedError('replacement transaction underpriced')
-    }
-    return previous
-  }
-  const need = spent + cost
-  if (balance < need) {
-    throw new TxRejectedError(
-      `insufficient funds for gas * price + value: balance ${balance}, queued cost ${spent}, tx cost ${cost}, overshot ${need - balance}`,
-    )
-  }
-  return undefined
-}
-
-/** The miner's tip of a transaction at a base fee: `min(tip, feeCap - baseFee)`. */
-function minerTip(p: PoolTransaction, baseFee: bigint | undefined): bigint {
-  if (baseFee === undefined) return p.tipCap
-  const room = p.feeCap - baseFee
-  return room < p.tipCap ? room : p.tipCap
-}
-
-/**
- * What the next block takes from the pool, as geth's miner picks: per sender, the transactions
- * whose nonces follow the state's without a gap and that pay at least the base fee; across
- * senders, the highest miner tip first (earliest arrival on a tie), each sender in nonce order;
- * a transaction that no longer fits the block's gas (by gas limits) ends its sender's run.
- */
-export function selectExecutable(
-  pool: readonly PoolTransaction[],
-  nonceOf: (from: string) => bigint,
-  baseFee: bigint | undefined,
-  gasLimit: bigint,
-): PoolTransaction[] {
-  const runs = new Map<string, PoolTransaction[]>()
-  for (const p of [...pool].sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : a.seq - b.seq))) {
-    let run = runs.get(p.from)
-    if (!run) runs.set(p.from, (run = []))
-    run.push(p)
-  }
-  for (const [from, txs] of runs) {
-    let next = nonceOf(from)
-    const executable: PoolTransaction[] = []
-    for (const p of txs) {
-      if (p.nonce !== next || (baseFee !== undefined && p.feeCap < baseFee)) break
-      executable.push(p)
-      next++
-    }
-    runs.set(from, executable)
-  }
-  const picked: PoolTransaction[] = []
-  let gasLeft = gasLimit
-  for (;;) {
-    let best: PoolTransaction | undefined
-    for (const run of runs.values()) {
-      const head = run[0]
-      if (!head) continue
-      if (!best) best = head
-      else {
-        const a = minerTip(head, baseFee)
-        const b = minerTip(best, baseFee)
-        if (a > b || (a === b && head.seq < best.seq)) best = head
-      }
-    }
-    if (!best) return picked
-    const run = runs.get(best.from)!
-    if (best.gasLimit > gasLeft) {
-      runs.delete(best.from)
-      continue
-    }
-    run.shift()
-    picked.push(best)
-    gasLeft -= best.gasLimit
+  /** An independent pool with the same entries and numbering (a fork's). */
+  copy(): TxPool {
+    return new TxPool(this.#entries, this.#seq)
   }
 }

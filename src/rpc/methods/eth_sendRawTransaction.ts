@@ -1,5 +1,5 @@
 import { TxDecodeError } from '../../chain/pool/rawTransaction.ts'
-import { TxRejectedError } from '../../chain/pool/txPool.ts'
+import { TxRejectedError } from '../../chain/pool/poolRules.ts'
 import { ServerError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { ArgumentError } from '../params.ts'

@@ -1,0 +1,40 @@
+/**
+ * A chain's snapshot: its blocks and tags, its pool and its mining mode at one moment, to restore
+ * later (any number of times). Opaque to its users; valid only for the chain that took it.
+ */
+import type { MiningMode } from './mining/miner.ts'
+import type { PoolTransaction } from './pool/poolTransaction.ts'
+import type { StoreContents } from './store/chainStore.ts'
+
+/** What a snapshot holds. */
+export interface SnapshotContents {
+  readonly store: StoreContents
+  readonly pool: readonly PoolTransaction[]
+  readonly mode: MiningMode
+}
+
+/** A chain's state at one moment, to `restore` later. Opaque; valid for the chain that made it. */
+export class ChainSnapshot {
+  readonly #owner: object
+  readonly #ownerName: string
+  readonly #contents: SnapshotContents
+
+  /** @internal Made by `Chain.snapshot()`. */
+  constructor(owner: object, ownerName: string, contents: SnapshotContents) {
+    this.#owner = owner
+    this.#ownerName = ownerName
+    this.#contents = contents
+  }
+
+  /** The head block number when it was taken. */
+  get headNumber(): bigint {
+    const records = this.#contents.store.records
+    return records[records.length - 1]!.number
+  }
+
+  /** @internal The contents, for the chain that took it; a TypeError for any other. */
+  static contentsFor(snapshot: ChainSnapshot, owner: object, ownerName: string): SnapshotContents {
+    if (snapshot.#owner !== owner) throw new TypeError(`snapshot was taken of chain ${snapshot.#ownerName}, not ${ownerName}`)
+    return snapshot.#contents
+  }
+}

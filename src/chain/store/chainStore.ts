@@ -1,0 +1,259 @@
+/**
+ * What a chain holds: its blocks (the block store), the safe and finalized tags and how far they
+ * trail the head, its state (one trie database that keeps every block's state root, so any
+ * historical state can be read), its VM, and a Common per fork. Reads never re-execute anything.
+ *
+ * The state manager and the VM are made on first use (`getState()`, `getVm()`): a chain that only
+ * answers reads never loads `@ethereumjs/vm` and `@ethereumjs/evm` (see ../vm/vmLibraries.ts).
+ *
+ * The head changes in two places only: `append` (a block mined on the head) and `rewind` (back to
+ * an earlier list of blocks: a restore; a reorg would rewind, then append). Whatever must follow
+ * the head (chain events for filters and subscriptions) is told from there.
+ */
+import type { Common } from '@ethereumjs/common'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import { createAddressFromString } from '@ethereumjs/util'
+import type { VM } from '@ethereumjs/vm'
+import { BlockStore } from '../blocks/blockStore.ts'
+import type { ChainReader } from '../blocks/chainReader.ts'
+import type { BlockRecord, BlockSelector } from '../blocks/types.ts'
+import type { BlockStateManager } from '../vm/blockState.ts'
+import { stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
+
+/** How many blocks' read-only states `stateAt` keeps. */
+const READ_STATES_KEPT = 16
+
+export interface ChainStoreOptions {
+  name: string
+  common: Common
+  /**
+   * Makes the chain's state (called once, on first need): its trie database holds every record's
+   * state root. The store moves it to the head's.
+   */
+  state: () => Promise<MerkleStateManager>
+  store: BlockStore
+  safe: bigint
+  finalized: bigint
+}
+
+/** The blocks and tags at one moment (records never change: a list of them is the chain's history). */
+export interface StoreContents {
+  readonly records: readonly BlockRecord[]
+  readonly safe: bigint
+  readonly finalized: bigint
+}
+
+export class ChainStore implements ChainReader {
+  readonly name: string
+  readonly common: Common
+  /** The blocks; also the blockchain the VM reads BLOCKHASH from. */
+  readonly blockchain: BlockStore
+  readonly chainId: bigint
+  #safe: bigint
+  #finalized: bigint
+  /** How far safe and finalized stay behind the head as blocks are mined (the fixture's distances). */
+  readonly #safeLag: bigint
+  readonly #finalizedLag: bigint
+  readonly #states = new Map<BlockRecord, Promise<BlockStateManager>>()
+  readonly #commons = new Map<string, Common>()
+  #vm: Promise<VM> | undefined
+  readonly #makeState: () => Promise<MerkleStateManager>
+  #state: Promise<MerkleStateManager> | undefined
+
+  constructor(opts: ChainStoreOptions) {
+    this.name = opts.name
+    this.common = opts.common
+    this.#makeState = opts.state
+    this.blockchain = opts.store
+    this.chainId = opts.common.chainId()
+    this.#safe = opts.safe
+    this.#finalized = opts.finalized
+    this.#safeLag = this.head.number - opts.safe
+    this.#finalizedLag = this.head.number - opts.finalized
+  }
+
+  /**
+   * The head's state (mining moves it; its trie database keeps every block's state root): made on
+   * the first call, at the head's state root, the same one after.
+   */
+  getState(): Promise<MerkleStateManager> {
+    if (!this.#state) {
+      const state = this.#makeState().then(async (made) => {
+        await made.setStateRoot(this.head.block.header.stateRoot)
+        return made
+      })
+      this.#state = state
+      state.catch(() => {
+        if (this.#state === state) this.#state = undefined
+      })
+    }
+    return this.#state
+  }
+
+  /**
+   * The chain's VM, over its state and reading BLOCKHASH from its blocks: made (and
+   * `@ethereumjs/vm` imported) on the first call, the same one after. Its Common is the chain's.
+   */
+  getVm(): Promise<VM> {
+    if (!this.#vm) {
+      const vm = Promise.all([vmLibraries(), this.getState()]).then(async ([{ vm: lib }, stateManager]) => {
+        const made = await lib.createVM({ common: this.common, stateManager, blockchain: this.blockchain })
+        // The VM added its parameters (and the EVM's) to the Common's table, which its copies share,
+        // but a copy caches the parameters of its fork: the ones made before are rebuilt.
+        for (const common of this.#commons.values()) common.updateParams({})
+        return made
+      })
+      this.#vm = vm
+      vm.catch(() => {
+        if (this.#vm === vm) this.#vm = undefined
+      })
+    }
+    return this.#vm
+  }
+
+  get genesis(): BlockRecord {
+    return this.blockchain.first
+  }
+
+  get head(): BlockRecord {
+    return this.blockchain.last
+  }
+
+  get safeNumber(): bigint {
+    return this.#safe
+  }
+
+  get finalizedNumber(): bigint {
+    return this.#finalized
+  }
+
+  byNumber(n: bigint): BlockRecord | undefined {
+    return this.blockchain.byNumber(n)
+  }
+
+  /** `hash` in lowercase hex. */
+  byHash(hash: string): BlockRecord | undefined {
+    return this.blockchain.byHash(hash)
+  }
+
+  transactionByHash(hash: string): { record: BlockRecord; index: number } | undefined {
+    return this.blockchain.transactionByHash(hash)
+  }
+
+  /**
+   * The block a selector names, or undefined for an unknown hash or a future number. `pending`
+   * is the head: pooled transactions are not executed until they are mined.
+   */
+  resolve(selector: BlockSelector): BlockRecord | undefined {
+    switch (selector.kind) {
+      case 'number':
+        return this.byNumber(selector.number)
+      case 'hash':
+        return this.byHash(selector.hash)
+      case 'tag':
+        switch (selector.tag) {
+          case 'earliest':
+            return this.genesis
+          case 'latest':
+          case 'pending':
+            return this.head
+          case 'safe':
+            return this.byNumber(this.#safe)
+          case 'finalized':
+            return this.byNumber(this.#finalized)
+        }
+    }
+  }
+
+  /**
+   * A state manager positioned at the state after `record`, for reads only. Copies share the trie
+   * database, which keeps every root (nothing is pruned). The last few are kept, each remembering
+   * what it read (../vm/blockState.ts): a block's state never changes, and making a copy per read,
+   * or walking the trie again, costs more than the read.
+   */
+  stateAt(record: BlockRecord): Promise<BlockStateManager> {
+    let state = this.#states.get(record)
+    if (state) {
+      // Most recently used last, so the oldest is first to go.
+      this.#states.delete(record)
+    } else {
+      const root = record.block.header.stateRoot
+      state = Promise.all([this.getState(), stateLibraries()]).then(([sm, { blockState }]) => blockState.BlockStateManager.at(sm, root))
+      // A failed one is not kept.
+      state.catch(() => {
+        if (this.#states.get(record) === state) this.#states.delete(record)
+      })
+      if (this.#states.size >= READ_STATES_KEPT) this.#states.delete(this.#states.keys().next().value!)
+    }
+    this.#states.set(record, state)
+    return state
+  }
+
+  /** An account's nonce in the state after `record` (`from` in lowercase hex). */
+  async nonceAt(record: BlockRecord, from: string): Promise<bigint> {
+    const state = await this.stateAt(record)
+    return (await state.getAccount(createAddressFromString(from)))?.nonce ?? 0n
+  }
+
+  /** A Common at the fork of a block at that height and time; one per fork, never changed after. */
+  commonAt(blockNumber: bigint, timestamp: bigint): Common {
+    const hardfork = this.common.getHardforkBy({ blockNumber, timestamp })
+    let common = this.#commons.get(hardfork)
+    if (!common) {
+      common = this.common.copy()
+      common.setHardfork(hardfork)
+      // Copies share the parameter table, which blocks, transactions and the VM add to (the VM
+      // once made: see getVm), but each caches its fork's parameters: this one from the table now.
+      common.updateParams({})
+      this.#commons.set(hardfork, common)
+    }
+    return common
+  }
+
+  /** A block mined on the head becomes the head; safe and finalized keep their distance behind it. */
+  append(record: BlockRecord): void {
+    this.blockchain.append(record)
+    const head = record.number
+    const safe = head - this.#safeLag
+    const finalized = head - this.#finalizedLag
+    if (safe > this.#safe) this.#safe = safe
+    if (finalized > this.#finalized) this.#finalized = finalized
+  }
+
+  /** The blocks and tags now, to `rewind` to later. */
+  contents(): StoreContents {
+    return { records: [...this.blockchain.records], safe: this.#safe, finalized: this.#finalized }
+  }
+
+  /**
+   * Back to `contents` (whose first block is this chain's genesis): blocks not in it disappear
+   * from every lookup, their kept read states are dropped, and the head state moves to its head.
+   * Returns the blocks that left and the ones that came, oldest first.
+   */
+  async rewind(contents: StoreContents): Promise<{ removed: BlockRecord[]; added: BlockRecord[] }> {
+    const change = this.blockchain.reset(contents.records)
+    for (const record of [...this.#states.keys()]) if (!this.blockchain.has(record)) this.#states.delete(record)
+    this.#safe = contents.safe
+    this.#finalized = contents.finalized
+    await (await this.getState()).setStateRoot(this.head.block.header.stateRoot)
+    return change
+  }
+
+  /**
+   * An independent store named `name` that starts as a copy of this one. Blocks and the trie
+   * database are shared, which is safe: records never change, and the database only ever gains
+   * nodes, keyed by their hashes.
+   */
+  async copy(name: string): Promise<ChainStore> {
+    // Its root is set to the copy's head when the copy first uses it.
+    const state = (await this.getState()).shallowCopy(false)
+    return new ChainStore({
+      name,
+      common: this.common.copy(),
+      state: () => Promise.resolve(state),
+      store: this.blockchain.copy(),
+      safe: this.#safe,
+      finalized: this.#finalized,
+    })
+  }
+}
