@@ -3,7 +3,7 @@
  * unknown fields are ignored, `data` and `input` are aliases (both set and different is an error),
  * quantities follow hexutil's rules (`gas` and `nonce` 64-bit, fees and value 256-bit).
  */
-import type { CallArgs } from '../chain/execution/execution.ts'
+import type { CallArgs } from '../chain/execution/callArgs.ts'
 import { GoFields } from './goFields.ts'
 import { ArgumentError } from './params.ts'
 import type { Param } from './params.ts'

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { encodeFunctionData, parseAbi, parseEther } from 'viem'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { estimateGas } from '../../src/chain/execution/estimateGas.ts'
-import type { CallArgs } from '../../src/chain/execution/execution.ts'
+import type { CallArgs } from '../../src/chain/execution/callArgs.ts'
 import { fixtureClient } from '../support/rpcClient.ts'
 import type { RpcClient } from '../support/rpcClient.ts'
 

@@ -14,8 +14,9 @@ import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { intrinsicGas, isOsakaAt, MAX_TX_GAS } from '../vm/gasRules.ts'
 import type { ExecutionBudget } from '../vm/executionGuard.ts'
-import { CallError, CallSession } from './execution.ts'
-import type { CallArgs, CallOverrides, ExecutionOutcome } from './execution.ts'
+import { CallError } from './callArgs.ts'
+import { CallSession } from './callSession.ts'
+import type { CallArgs, CallOverrides, ExecutionOutcome } from './callArgs.ts'
 
 /** A call geth refuses before or around execution; the message is geth's, complete. */
 export class CallRejected extends Error {

@@ -31,8 +31,9 @@ import type { BlockRecord } from '../blocks/types.ts'
 import { isOsakaAt, MAX_TX_GAS } from '../vm/gasRules.ts'
 import { ExecutionTimeout } from '../vm/executionGuard.ts'
 import type { ExecutionBudget } from '../vm/executionGuard.ts'
-import { CallError, CallSession } from './execution.ts'
-import type { CallArgs, CallOverrides, ExecutionOutcome } from './execution.ts'
+import { CallError } from './callArgs.ts'
+import { CallSession } from './callSession.ts'
+import type { CallArgs, CallOverrides, ExecutionOutcome } from './callArgs.ts'
 
 const TX_GAS = 21000n
 const CALL_STIPEND = 2300n

@@ -3,7 +3,7 @@
  * block the sealed block (as a record) with each call's outcome.
  */
 import type { BlockRecord } from '../blocks/types.ts'
-import type { CallArgs } from '../execution/execution.ts'
+import type { CallArgs } from '../execution/callArgs.ts'
 import type { BlockOverrides, StateOverride } from '../execution/overrides.ts'
 import type { ExecutionBudget } from '../vm/executionGuard.ts'
 

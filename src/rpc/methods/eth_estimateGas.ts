@@ -1,6 +1,6 @@
 import type { BlockSelector } from '../../chain/blocks/types.ts'
 import { estimateGas, EstimateRevert } from '../../chain/execution/estimateGas.ts'
-import { CallError } from '../../chain/execution/execution.ts'
+import { CallError } from '../../chain/execution/callArgs.ts'
 import { OverrideError } from '../../chain/execution/overrides.ts'
 import { ExecutionTimeout } from '../../chain/vm/executionGuard.ts'
 import { toData, toQuantity } from '../../encoding/hex.ts'
