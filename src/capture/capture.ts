@@ -23,11 +23,13 @@
  *   transactions; the tracer reads the state the transaction really started from.
  */
 import type { Hardfork } from '../builder/genesisFile.ts'
-import { HARDFORKS } from '../builder/genesisFile.ts'
 import type { ScenarioSource } from '../builder/scenario.ts'
+import { detectHardfork, sourceOf } from './captureSource.ts'
 import { CaptureError, Endpoint, EndpointRpcError, isMissingMethod } from './endpoint.ts'
 import type { RpcErrorBody } from './endpoint.ts'
-import { discoverByRunning } from './discover.ts'
+import { hex } from './nodeShapes.ts'
+import type { CallJson, PrestateAccount, RpcBlock, RpcTransaction } from './nodeShapes.ts'
+import { proofsPrestate, toMap } from './prestate.ts'
 
 export type PrestateSource = 'auto' | 'trace' | 'proofs'
 
@@ -47,9 +49,6 @@ export interface CaptureOptions {
   /** The fixture's network name. Default `captured`. */
   network?: string
 }
-
-/** A call as the wire carries it: hex strings. */
-export type CallJson = Record<string, string | { address: string; storageKeys: string[] }[]>
 
 /** What `capture.json` says: where the fixture came from, and the call to replay on it. */
 export interface CaptureRecord {
@@ -78,53 +77,9 @@ export interface Captured {
   record: CaptureRecord
 }
 
-interface RpcBlock {
-  number: string
-  hash: string
-  parentHash: string
-  timestamp: string
-  gasLimit: string
-  gasUsed: string
-  baseFeePerGas?: string
-  miner: string
-  mixHash: string
-  extraData: string
-  difficulty: string
-  withdrawalsRoot?: string
-  blobGasUsed?: string
-  excessBlobGas?: string
-  parentBeaconBlockRoot?: string
-  requestsHash?: string
-}
-
-interface RpcTransaction {
-  hash: string
-  type: string
-  from: string
-  to: string | null
-  input: string
-  value: string
-  gas: string
-  gasPrice?: string
-  maxFeePerGas?: string
-  maxPriorityFeePerGas?: string
-  accessList?: { address: string; storageKeys: string[] }[]
-  blockNumber: string | null
-  transactionIndex: string | null
-}
-
-/** One account as a prestate tracer gives it. */
-interface PrestateAccount {
-  balance?: string
-  nonce?: number | string
-  code?: string
-  storage?: Record<string, string>
-}
+const HEX_RE = /^0x[0-9a-fA-F]*$/
 
 const CALL_FIELDS = ['from', 'to', 'data', 'input', 'value', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'accessList'] as const
-const HEX_RE = /^0x[0-9a-fA-F]*$/
-const EMPTY_CODE_HASH = '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470'
-
 export async function capture(opts: CaptureOptions): Promise<Captured> {
   if ((opts.tx === undefined) === (opts.call === undefined)) throw new CaptureError('give either --tx <hash> or --call <json>')
   const endpoint = new Endpoint(opts.rpc)
@@ -230,188 +185,6 @@ function blockParam(block: string): string {
   if (/^\d+$/.test(block)) return hex(BigInt(block))
   if (/^0x[0-9a-fA-F]+$/.test(block)) return hex(BigInt(block))
   throw new CaptureError(`--block: expected a block number or latest/safe/finalized, got ${JSON.stringify(block)}`)
-}
-
-function hex(n: bigint): string {
-  return `0x${n.toString(16)}`
-}
-
-function toMap(result: unknown): Map<string, PrestateAccount> {
-  return new Map(Object.entries(result as Record<string, PrestateAccount>).map(([a, v]) => [a.toLowerCase(), v]))
-}
-
-/** The fallback: the access list names accounts and slots, proofs (or plain reads) give their values. */
-async function proofsPrestate(endpoint: Endpoint, call: CallJson, block: RpcBlock, chainId: number, hardfork: Hardfork): Promise<{ accounts: Map<string, PrestateAccount>; how: string }> {
-  const at = block.number
-  // Without the call's gas: the list is made by running the call with the list applied, whose
-  // intrinsic cost may not fit the original limit, and a run with more gas touches no less.
-  const { gas: _gas, ...unlimited } = call
-  let listed: { address: string; storageKeys: string[] }[]
-  let discovered = false
-  try {
-    listed = (
-      await endpoint.call<{ accessList: { address: string; storageKeys: string[] }[] }>(
-        `the accounts and slots the call touches at block ${at}`,
-        'eth_createAccessList',
-        [unlimited, at],
-      )
-    ).accessList
-  } catch (err) {
-    // geth answers a reverting call's list with an "error" field; Anvil refuses the request.
-    if (!(err instanceof EndpointRpcError) || isMissingMethod(err) || !(err.code === 3 || /revert|EVM error|out of gas|execution/i.test(err.message))) throw err
-    const touched = await discoverByRunning(endpoint.url, chainId, hardfork, block, call)
-    listed = [...touched].map(([address, keys]) => ({ address, storageKeys: [...keys] }))
-    discovered = true
-  }
-  const slots = new Map<string, Set<string>>()
-  const touch = (address: string) => {
-    const key = address.toLowerCase()
-    if (!slots.has(key)) slots.set(key, new Set())
-    return slots.get(key)!
-  }
-  touch(call.from as string)
-  if (typeof call.to === 'string') touch(call.to)
-  for (const entry of [...listed, ...((call.accessList as { address: string; storageKeys: string[] }[] | undefined) ?? [])]) {
-    const keys = touch(entry.address)
-    for (const k of entry.storageKeys) keys.add(k.toLowerCase())
-  }
-  const accounts = new Map<string, PrestateAccount>()
-  let viaProof = true
-  for (const [address, keys] of slots) {
-    const account: PrestateAccount = {}
-    const storageKeys = [...keys]
-    let codeHash: string | undefined
-    if (viaProof) {
-      try {
-        const proof = await endpoint.call<{ balance: string; nonce: string; codeHash: string; storageProof: { key: string; value: string }[] }>(
-          `the account ${address} at block ${at}`,
-          'eth_getProof',
-          [address, storageKeys, at],
-        )
-        account.balance = proof.balance
-        account.nonce = proof.nonce
-        codeHash = proof.codeHash
-        account.storage = Object.fromEntries(proof.storageProof.map((p) => [word(p.key), word(p.value)]))
-      } catch (err) {
-        if (!isMissingMethod(err)) throw err
-        viaProof = false
-      }
-    }
-    if (!viaProof) {
-      account.balance = await endpoint.call<string>(`the balance of ${address} at block ${at}`, 'eth_getBalance', [address, at])
-      account.nonce = await endpoint.call<string>(`the nonce of ${address} at block ${at}`, 'eth_getTransactionCount', [address, at])
-      account.storage = {}
-      for (const k of storageKeys) {
-        account.storage[word(k)] = await endpoint.call<string>(`slot ${k} of ${address} at block ${at}`, 'eth_getStorageAt', [address, k, at])
-      }
-    }
-    if (codeHash !== EMPTY_CODE_HASH) {
-      const code = await endpoint.call<string>(`the code of ${address} at block ${at}`, 'eth_getCode', [address, at])
-      if (code !== '0x') account.code = code
-    }
-    accounts.set(address, account)
-  }
-  const list = discovered ? 'a local run over eth_getProof/eth_getCode/eth_getStorageAt' : 'eth_createAccessList'
-  return { accounts, how: `${list} + ${viaProof ? 'eth_getProof' : 'eth_getBalance/eth_getTransactionCount/eth_getStorageAt'}` }
-}
-
-function word(value: string): string {
-  return `0x${BigInt(value).toString(16).padStart(64, '0')}`
-}
-
-/** mainnet's forks from the Merge on: block for Paris, times after it. */
-const MAINNET_FORKS: { fork: Hardfork; block?: bigint; time?: bigint }[] = [
-  { fork: 'paris', block: 15_537_394n },
-  { fork: 'shanghai', time: 1_681_338_455n },
-  { fork: 'cancun', time: 1_710_338_135n },
-  { fork: 'prague', time: 1_746_612_311n },
-  { fork: 'osaka', time: 1_764_798_551n },
-]
-
-/**
- * The fork of the captured height: mainnet's schedule for chain id 1; Anvil's own word
- * (`anvil_nodeInfo`, where its BPO forks run Osaka's rules); else the newest fork the header's
- * fields show (requestsHash: Prague, blob fields: Cancun, withdrawals: Shanghai). `--hardfork` overrides.
- */
-async function detectHardfork(endpoint: Endpoint, chainId: number, block: RpcBlock): Promise<Hardfork> {
-  const number = BigInt(block.number)
-  const time = BigInt(block.timestamp)
-  if (chainId === 1) {
-    let found: Hardfork | undefined
-    for (const f of MAINNET_FORKS) if ((f.block !== undefined && number >= f.block) || (f.time !== undefined && time >= f.time)) found = f.fork
-    if (found === undefined) throw new CaptureError(`block ${number} is before the Merge: fixtures run Paris or later forks`)
-    return found
-  }
-  const info = await endpoint.send('the node info', 'anvil_nodeInfo', [])
-  const named = (info.result as { hardFork?: string } | undefined)?.hardFork?.toLowerCase()
-  if (named !== undefined) {
-    if (/^bpo\d+$/.test(named)) return 'osaka'
-    if ((HARDFORKS as readonly string[]).includes(named)) return named as Hardfork
-    if (named === 'merge') return 'paris'
-    throw new CaptureError(`the node runs ${info.result && (info.result as { hardFork: string }).hardFork}: fixtures run ${HARDFORKS.join(', ')} (choose one with --hardfork)`)
-  }
-  if (block.requestsHash !== undefined) return 'prague'
-  if (block.excessBlobGas !== undefined) return 'cancun'
-  if (block.withdrawalsRoot !== undefined) return 'shanghai'
-  if (BigInt(block.difficulty) === 0n && block.baseFeePerGas !== undefined) return 'paris'
-  throw new CaptureError(`block ${number} looks older than the Merge: fixtures run Paris or later forks (choose one with --hardfork)`)
-}
-
-function isEmpty(a: PrestateAccount): boolean {
-  return (
-    BigInt(a.balance ?? 0) === 0n &&
-    BigInt(a.nonce ?? 0) === 0n &&
-    (a.code === undefined || a.code === '0x') &&
-    Object.values(a.storage ?? {}).every((v) => BigInt(v) === 0n)
-  )
-}
-
-/** The fixture source of a capture: the block as genesis, the touched accounts as its alloc, no blocks after it. */
-function sourceOf(network: string, chainId: number, hardfork: Hardfork, block: RpcBlock, accounts: Map<string, PrestateAccount>, call: CallJson): ScenarioSource {
-  const named = new Map<string, string>([[(call.from as string).toLowerCase(), 'sender']])
-  if (typeof call.to === 'string' && call.to.toLowerCase() !== (call.from as string).toLowerCase()) named.set(call.to.toLowerCase(), 'target')
-  const entries = [...accounts].filter(([, a]) => !isEmpty(a)).sort(([a], [b]) => (a < b ? -1 : 1))
-  const out: ScenarioSource['accounts'] = {}
-  for (const [address, a] of entries) {
-    const storage = Object.fromEntries(
-      Object.entries(a.storage ?? {})
-        .filter(([, v]) => BigInt(v) !== 0n)
-        .map(([k, v]) => [word(k), word(v)])
-        .sort(([x], [y]) => (x! < y! ? -1 : 1)),
-    )
-    const hasCode = a.code !== undefined && a.code !== '0x'
-    out[named.get(address) ?? `acct-${address.slice(2)}`] = {
-      address,
-      balance: hex(BigInt(a.balance ?? 0)),
-      nonce: hex(BigInt(a.nonce ?? 0)),
-      ...(hasCode ? { code: a.code!.toLowerCase() } : {}),
-      ...(hasCode && Object.keys(storage).length > 0 ? { storage } : {}),
-    }
-  }
-  const number = Number(BigInt(block.number))
-  const cancun = HARDFORKS.indexOf(hardfork) >= HARDFORKS.indexOf('cancun')
-  return {
-    comment: `Captured block ${number} (${block.hash}) of chain ${chainId}: the accounts one call touches. See capture.json.`,
-    network,
-    chainId,
-    hardfork,
-    genesis: {
-      number,
-      timestamp: Number(BigInt(block.timestamp)),
-      gasLimit: block.gasLimit,
-      baseFeePerGas: block.baseFeePerGas ?? '0x0',
-      extraData: block.extraData,
-      coinbase: block.miner.toLowerCase(),
-      mixHash: block.mixHash,
-      parentHash: block.parentHash,
-      gasUsed: block.gasUsed,
-      ...(cancun ? { excessBlobGas: block.excessBlobGas ?? '0x0', blobGasUsed: block.blobGasUsed ?? '0x0' } : {}),
-    },
-    accounts: out,
-    blocks: [],
-    safe: number,
-    finalized: number,
-  }
 }
 
 export { EndpointRpcError }
