@@ -1,5 +1,5 @@
 /**
- * The command line: `gateway-double [--port N] [--host ADDR] [--config FILE] [--fixture NAME=DIR]...`.
+ * The command line: `gateway-double [--port N] [--network-ports FIRST] [--host ADDR] [--config FILE] [--fixture NAME=DIR]...`.
  * Starts the gateway on the default networks (config/default.json) or a config file's, plus any
  * `--fixture` networks, and prints for each network its URL, chain id and head block, the dev key
  * and a curl command. Usage errors exit 2 with a one-line message (no stack).
@@ -25,6 +25,9 @@ POST http://<network>-mainnet.localhost:<port>/v3/<API_KEY>
 Options:
   --port <n>               port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
   --host <address>         address to bind (default ${DEFAULT_BIND_HOST})
+  --network-ports <first>  also serve each network on a port of its own, consecutive from
+                           <first> (0: free ones), where any Host reaches it: for clients that
+                           cannot resolve *.localhost (cast, forge...)
   --config <file>          JSON config: serviceHost, networks, keys (default: config/default.json)
   --fixture <name>=<dir>   also serve a fixture folder (genesis.json + chain.rlp), or a source
                            file (.json, built at start), as network <name>, enabled for the
@@ -50,6 +53,8 @@ export interface CliOptions {
   control?: true
   /** `--evm-timeout`, in ms (absent when not given). */
   evmTimeoutMs?: number
+  /** `--network-ports <first>`: each network also on its own port, consecutive from it (absent when not given). */
+  networkPorts?: number
   help: boolean
   version: boolean
 }
@@ -64,6 +69,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       allowPositionals: false,
       options: {
         port: { type: 'string' },
+        'network-ports': { type: 'string' },
         host: { type: 'string' },
         config: { type: 'string' },
         fixture: { type: 'string', multiple: true },
@@ -76,13 +82,12 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   } catch (err) {
     throw new UsageError((err as Error).message)
   }
-  let port = DEFAULT_PORT
-  if (values.port !== undefined) {
-    if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) {
-      throw new UsageError(`--port: expected a port number 0-65535, got ${JSON.stringify(values.port)}`)
-    }
-    port = Number(values.port)
+  const portFlag = (flag: string, value: string) => {
+    if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`${flag}: expected a port number 0-65535, got ${JSON.stringify(value)}`)
+    return Number(value)
   }
+  const port = values.port === undefined ? DEFAULT_PORT : portFlag('--port', values.port)
+  const networkPorts = values['network-ports'] === undefined ? undefined : portFlag('--network-ports', values['network-ports'])
   if (values.host !== undefined && values.host.trim() === '') throw new UsageError('--host: expected an address')
   const fixtures: Record<string, string> = {}
   for (const spec of values.fixture ?? []) {
@@ -109,6 +114,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     fixtures,
     ...(values.control === true ? { control: true as const } : {}),
     ...(evmTimeoutMs !== undefined ? { evmTimeoutMs } : {}),
+    ...(networkPorts === undefined ? {} : { networkPorts }),
     help: values.help ?? false,
     version: values.version ?? false,
   }
@@ -128,14 +134,25 @@ export function startBanner(server: RunningServer): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: string[]) => `  ${cells.map((c, i) => (i < cells.length - 1 ? c.padEnd(widths[i]!) : c)).join('   ')}`
   const out = [`gateway-double ${packageVersion()} listening on ${server.origin}`, '', line(header), ...rows.map(line), '']
+  const own = server.networks.filter((n) => n.port !== undefined)
+  if (own.length > 0) {
+    const width = Math.max(...own.map((n) => n.name.length))
+    out.push(
+      'Each also on a port of its own, any Host (for cast, forge and clients that cannot resolve *.localhost):',
+      ...own.map((n) => `  ${n.name.padEnd(width)}   ${n.portUrl ?? `port ${n.port} (no key has this network)`}`),
+      '',
+    )
+  }
   if (server.devKey !== undefined) out.push(`Dev key: ${server.devKey}`, '')
   const first = server.networks.find((n) => n.key !== undefined)
   if (first) {
     out.push(
       'Try it:',
       `  curl -s ${server.origin}/v3/${first.key} -H 'Host: ${first.host}' -H 'Content-Type: application/json' -d '${RPC_EXAMPLE}'`,
-      '',
     )
+    const byPort = server.networks.find((n) => n.portUrl !== undefined)
+    if (byPort) out.push(`  cast block-number --rpc-url ${byPort.portUrl}`)
+    out.push('')
   }
   if (server.controlUrl !== undefined) out.push(`Control endpoint: ${server.controlUrl}/ (see docs/controls-and-faults.md)`, '')
   out.push('From Node (viem, ethers): see "Reaching a network from Node" in the README.', 'Press Ctrl+C to stop.')
@@ -195,6 +212,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       loadChain,
       control: opts.control === true,
       ...(opts.evmTimeoutMs !== undefined ? { evmTimeoutMs: opts.evmTimeoutMs } : {}),
+      ...(opts.networkPorts === undefined ? {} : { networkPorts: opts.networkPorts }),
     })
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)

@@ -4,7 +4,7 @@
  *
  * ```json
  * { "serviceHost": "localhost",
- *   "networks": { "ethereum": { "fixture": "../fixtures/ethereum" } },
+ *   "networks": { "ethereum": { "fixture": "../fixtures/ethereum", "port": 9001 } },
  *   "keys": [{ "key": "...", "networks": ["ethereum"], "dailyCredits": 3000000,
  *              "creditsPerSecond": 500, "secret": "...",
  *              "allowlists": { "origins": [], "userAgents": [], "contractAddresses": [], "methods": [],
@@ -40,6 +40,8 @@ export interface KeySettings extends CreditAccount {
 export interface NetworkSettings {
   /** Absolute path of the fixture folder. */
   readonly fixture: string
+  /** Also serve the network on this port of its own, whatever the Host (0: a free one). */
+  readonly port?: number
 }
 
 /** A validated config. Keys stay in their input shape (plain JSON); `createGateway` compiles them. */
@@ -71,7 +73,7 @@ export interface GatewayConfigInput {
   serviceHost?: string
   /** geth's `--rpc.evmtimeout` as a duration: `"5s"`, `"1500ms"`, `"1m"`, `"0"` (no limit). */
   evmTimeout?: string
-  networks: Record<string, { fixture: string }>
+  networks: Record<string, { fixture: string; port?: number }>
   keys: KeyConfigInput[]
 }
 
@@ -224,6 +226,12 @@ export function parseServiceHost(v: unknown, where = 'serviceHost'): string {
   return host
 }
 
+/** A TCP port, 0 for a free one. */
+export function parsePort(v: unknown, where: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 65535) fail(where, `must be a port number 0-65535, got ${describe(v)}`)
+  return v
+}
+
 export function parseNetworkName(name: string, where: string): string {
   if (!NETWORK_NAME_RE.test(name)) {
     fail(where, `network names are lowercase letters, digits and inner hyphens (they become <name>-mainnet hosts), got ${JSON.stringify(name)}`)
@@ -243,8 +251,16 @@ export function parseConfig(input: unknown, baseDir: string): GatewayConfig {
     const where = `networks.${name}`
     parseNetworkName(name, where)
     const net = expectRecord(value, where)
-    onlyFields(net, ['fixture'], where)
-    networks[name] = { fixture: resolve(baseDir, expectString(net.fixture, `${where}.fixture`)) }
+    onlyFields(net, ['fixture', 'port'], where)
+    const fixture = resolve(baseDir, expectString(net.fixture, `${where}.fixture`))
+    networks[name] = net.port === undefined ? { fixture } : { fixture, port: parsePort(net.port, `${where}.port`) }
+  }
+  const ports = new Map<number, string>()
+  for (const [name, { port }] of Object.entries(networks)) {
+    if (port === undefined || port === 0) continue
+    const other = ports.get(port)
+    if (other !== undefined) fail(`networks.${name}.port`, `port ${port} is already network ${JSON.stringify(other)}'s`)
+    ports.set(port, name)
   }
   parseKeys(obj.keys, Object.keys(networks))
   const keys = structuredClone(obj.keys as KeyConfigInput[])
@@ -307,7 +323,7 @@ export function withFixtures(config: GatewayConfig, fixtures: Readonly<Record<st
   const networks = { ...config.networks }
   for (const [name, folder] of entries) {
     parseNetworkName(name, `--fixture ${name}`)
-    networks[name] = { fixture: resolve(cwd, folder) }
+    networks[name] = { ...networks[name], fixture: resolve(cwd, folder) }
   }
   const [first, ...rest] = config.keys
   if (!first) return { ...config, networks }

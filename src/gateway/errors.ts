@@ -134,6 +134,18 @@ export class UnknownNetworkError extends PlainTextError {
   }
 }
 
+/**
+ * On a network's own port, a Host naming another network (`<other>-mainnet.<serviceHost>`): the
+ * client meant that network, which this port does not serve (a choice, as the 404 above).
+ */
+export class OtherNetworkHostError extends PlainTextError {
+  override readonly name = 'OtherNetworkHostError'
+  readonly httpStatus = 404
+  constructor(host: string, lane: { readonly name: string; readonly host: string }) {
+    super(-32001, `this port serves network "${lane.name}" only (host ${lane.host}); host "${host}" names another network`)
+  }
+}
+
 /** Any path but `/v3/<key>`: Go's default not-found body (a choice). */
 export class PathNotFoundError extends PlainTextError {
   override readonly name = 'PathNotFoundError'

@@ -17,6 +17,11 @@ export interface GatewayRequest {
   /** The raw body, parsed by the core (so parse errors are the core's). */
   readonly body: Buffer | string
   /**
+   * The network whose own port the request came in on (per-network ports), whatever its Host;
+   * undefined on the shared port, where the Host names the network.
+   */
+  readonly network?: string
+  /**
    * Aborted by the transport when the client goes away before the answer: a request held by a
    * scripted fault (timeout, latency) is then released instead of waiting.
    */

@@ -83,8 +83,15 @@ function goneSignal(res: ServerResponse): AbortSignal {
 
 export type NodeRequestListener = (req: IncomingMessage, res: ServerResponse) => void
 
-export function createNodeHandler(gateway: Gateway, opts: { maxBodyBytes?: number } = {}): NodeRequestListener {
+export interface NodeHandlerOptions {
+  readonly maxBodyBytes?: number
+  /** The network this listener's port serves on its own (per-network ports): every request is it. */
+  readonly network?: string
+}
+
+export function createNodeHandler(gateway: Gateway, opts: NodeHandlerOptions = {}): NodeRequestListener {
   const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES
+  const network = opts.network
   return function gatewayListener(req, res) {
     let signal: AbortSignal | undefined
     readBody(req, limit).then(
@@ -95,6 +102,7 @@ export function createNodeHandler(gateway: Gateway, opts: { maxBodyBytes?: numbe
           path: req.url ?? '/',
           headers: req.headers,
           body,
+          network,
           get signal() {
             return (signal ??= goneSignal(res))
           },
@@ -103,7 +111,7 @@ export function createNodeHandler(gateway: Gateway, opts: { maxBodyBytes?: numbe
       },
       (err: unknown) => {
         if (err instanceof BodyTooLarge) {
-          gateway.logTransportAnswer(413, { method: req.method ?? 'GET', host: req.headers.host, path: req.url ?? '/', headers: req.headers })
+          gateway.logTransportAnswer(413, { method: req.method ?? 'GET', host: req.headers.host, path: req.url ?? '/', headers: req.headers, network })
           const response = toHttpResponse(new PayloadTooLargeError())
           write(res, { ...response, headers: { ...response.headers, vary: 'Origin', connection: 'close' } })
           req.resume()

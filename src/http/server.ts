@@ -3,6 +3,9 @@
  * returns where each network answers; `close()` stops it (open keep-alive connections included,
  * and requests a fault holds).
  *
+ * With `networkPorts` (or `port` on a config's network), each such network is also served on a
+ * port of its own, where every request is that network whatever its Host (./networkPorts.ts).
+ *
  * Two lanes, one core: `POST /v3/...` goes straight to the bare `node:http` handler (the fast
  * lane); everything else goes to the Express app of `createApp` (control routes when enabled,
  * then the same core for the gateway's refusals). Express is imported on the first request that
@@ -11,6 +14,7 @@
  * (./webSocketServer.ts) on the same port.
  */
 import { createServer } from 'node:http'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Chain } from '../chain/chain.ts'
 import { DEFAULT_CONFIG_PATH, loadConfigFile } from '../gateway/config.ts'
@@ -21,6 +25,8 @@ import { createGateway } from '../gateway/gateway.ts'
 import type { Gateway, Logger, RpcBackend } from '../gateway/gateway.ts'
 import type { GatewayApp } from './app.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
+import { assignNetworkPorts } from './networkPorts.ts'
+import type { NetworkPortsOption } from './networkPorts.ts'
 import { answerFailure, createClientErrorListener, createNodeHandler } from './nodeHandler.ts'
 import { createWebSocketTransport } from './webSocketServer.ts'
 import type { SocketLimits } from '../gateway/sockets/limits.ts'
@@ -39,6 +45,12 @@ export interface StartServerOptions {
   readonly port?: number
   /** Address to bind. Default 127.0.0.1. */
   readonly host?: string
+  /**
+   * Also serve networks on ports of their own, where any Host reaches them: a number gives every
+   * network a port, consecutive from it in the order served (0: each a free one); an object gives
+   * ports by name. Default: the config's per-network `port`s (none in the default config).
+   */
+  readonly networkPorts?: NetworkPortsOption
   readonly clock?: Clock
   readonly logger?: Logger
   readonly rpc?: RpcBackend
@@ -68,6 +80,10 @@ export interface ServedNetwork {
   readonly wsUrl: string | undefined
   /** That key. */
   readonly key: string | undefined
+  /** The network's own port, when it has one (`networkPorts`): there any Host reaches it. */
+  readonly port: number | undefined
+  /** `http://127.0.0.1:<its own port>/v3/<key>`, or undefined (no port of its own, or no key). */
+  readonly portUrl: string | undefined
 }
 
 export interface RunningServer {
@@ -82,6 +98,8 @@ export interface RunningServer {
   readonly urls: Readonly<Record<string, string>>
   /** `wsUrl` of each network that some key can use, by name. */
   readonly wsUrls: Readonly<Record<string, string>>
+  /** `portUrl` of each network with a port of its own that some key can use, by name. */
+  readonly portUrls: Readonly<Record<string, string>>
   /** The first key of the config (the dev key of the default config). */
   readonly devKey: string | undefined
   readonly gateway: Gateway
@@ -131,43 +149,72 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     ...(opts.evmSliceMs !== undefined ? { evmSliceMs: opts.evmSliceMs } : {}),
     ...(opts.sockets ? { sockets: opts.sockets } : {}),
   })
-  const fastLane = createNodeHandler(gateway)
   let app: Promise<GatewayApp> | undefined
   const appFor = () =>
     (app ??= import('./app.ts').then(({ createApp }) =>
       createApp({ gateway, control: opts.control === true, ...(opts.logger ? { logger: opts.logger } : {}) }),
     ))
-  const server = createServer((req, res) => {
-    try {
-      if (req.method === 'POST' && req.url?.startsWith('/v3/') === true) fastLane(req, res)
-      else
-        appFor().then(
-          (a) => a(req, res),
-          (err: unknown) => {
-            gateway.logger.error('loading the Express app failed', err)
-            res.destroy()
-          },
-        )
-    } catch (err) {
-      gateway.logger.error('transport failure', err)
-      answerFailure(res)
-    }
-  })
-  server.on('clientError', createClientErrorListener(gateway))
+  const bindHost = opts.host ?? DEFAULT_BIND_HOST
+  /** A listening server; `network`: the one network its port serves, whatever the Host. */
+  const listen = async (listenPort: number, network?: string): Promise<Server> => {
+    const fastLane = createNodeHandler(gateway, { network })
+    const server = createServer((req, res) => {
+      try {
+        if (req.method === 'POST' && req.url?.startsWith('/v3/') === true) fastLane(req, res)
+        else
+          appFor().then(
+            (a) => a(req, res),
+            (err: unknown) => {
+              gateway.logger.error('loading the Express app failed', err)
+              res.destroy()
+            },
+          )
+      } catch (err) {
+        gateway.logger.error('transport failure', err)
+        answerFailure(res)
+      }
+    })
+    server.on('clientError', createClientErrorListener(gateway))
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(listenPort, bindHost, () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+    return server
+  }
+  const closeServer = (server: Server) =>
+    new Promise<void>((resolve, reject) => {
+      server.close((err) => (err ? reject(err) : resolve()))
+      server.closeAllConnections()
+    })
+  const served = [...gateway.networks.keys()]
+  const configured = Object.fromEntries(Object.entries(config.networks).filter(([name]) => served.includes(name)).map(([name, n]) => [name, n.port]))
+  const ownPorts = assignNetworkPorts(served, opts.networkPorts, configured)
+  const server = await listen(opts.port ?? DEFAULT_PORT)
+  // WebSockets on the shared port (their Host names the network, as the hosted service's).
   const webSockets = createWebSocketTransport(server, gateway)
   server.on('upgrade', webSockets.onUpgrade)
-  const bindHost = opts.host ?? DEFAULT_BIND_HOST
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(opts.port ?? DEFAULT_PORT, bindHost, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
+  const lanes = new Map<string, Server>()
+  for (const [name, ownPort] of ownPorts) {
+    try {
+      lanes.set(name, await listen(ownPort, name))
+    } catch (err) {
+      await Promise.all([server, ...lanes.values()].map(closeServer))
+      await webSockets.close()
+      gateway.close()
+      throw new Error(`network ${name}: cannot listen on ${bindHost}:${ownPort} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
+    }
+  }
   const port = (server.address() as AddressInfo).port
+  const connectHost = bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost
+  const connectOrigin = (p: number) => `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${p}`
   const networks: ServedNetwork[] = [...gateway.networks.values()].map((n) => {
     const key = gateway.keys.find((k) => k.networks.has(n.name))?.key
     const baseUrl = `http://${n.host}:${port}`
+    const lane = lanes.get(n.name)
+    const ownPort = lane === undefined ? undefined : (lane.address() as AddressInfo).port
     return {
       name: n.name,
       chainId: n.chain.chainId,
@@ -177,6 +224,8 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       url: key === undefined ? undefined : `${baseUrl}/v3/${key}`,
       wsUrl: key === undefined ? undefined : `ws://${n.host}:${port}/ws/v3/${key}`,
       key,
+      port: ownPort,
+      portUrl: key === undefined || ownPort === undefined ? undefined : `${connectOrigin(ownPort)}/v3/${key}`,
     }
   })
   /** `<host>:<port>/v3/<key>` of a network served now. */
@@ -187,8 +236,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     if (k === undefined) throw new TypeError(`no key has network ${JSON.stringify(name)}`)
     return `${network.host}:${port}/v3/${k}`
   }
-  const connectHost = bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost
-  const origin = `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${port}`
+  const origin = connectOrigin(port)
   return {
     port,
     host: bindHost,
@@ -197,6 +245,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     networks,
     urls: Object.fromEntries(networks.filter((n) => n.url !== undefined).map((n) => [n.name, n.url!])),
     wsUrls: Object.fromEntries(networks.filter((n) => n.wsUrl !== undefined).map((n) => [n.name, n.wsUrl!])),
+    portUrls: Object.fromEntries(networks.filter((n) => n.portUrl !== undefined).map((n) => [n.name, n.portUrl!])),
     devKey: gateway.keys[0]?.key,
     gateway,
     control: gateway.control,
@@ -205,8 +254,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     wsUrlFor: (name, key) => `ws://${endpoint(name, key).replace('/v3/', '/ws/v3/')}`,
     close: async () => {
       gateway.close()
-      const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())))
-      server.closeAllConnections()
+      const closed = Promise.all([server, ...lanes.values()].map(closeServer))
       await webSockets.close()
       await closed
     },

@@ -37,7 +37,17 @@ export interface GatewayDoubleContext {
   readonly devKey: string | undefined
   /** Each network's URL with the first key enabled for it: `http://<name>-mainnet.localhost:<port>/v3/<key>`. */
   readonly urls: Readonly<Record<string, string>>
-  readonly networks: readonly { name: string; chainId: string; headNumber: string; url: string | undefined; key: string | undefined }[]
+  readonly networks: readonly {
+    name: string
+    chainId: string
+    headNumber: string
+    url: string | undefined
+    key: string | undefined
+    /** `http://127.0.0.1:<its own port>/v3/<key>` with `networkPorts`, else undefined. */
+    portUrl: string | undefined
+  }[]
+  /** `portUrl` of each network that has one, by name (`networkPorts`; empty without). */
+  readonly portUrls: Readonly<Record<string, string>>
   /** Per-worker forks made at start, by source network, then by `VITEST_POOL_ID`. */
   readonly isolated: Readonly<Record<string, Readonly<Record<string, { name: string; url: string }>>>>
   /** Why `isolated` is empty although `isolate` asked for networks (no control API). */
@@ -59,7 +69,8 @@ export interface GlobalSetupOptions extends StartServerOptions {
  * Options from the environment, for the default export:
  * - `GATEWAY_DOUBLE_CONFIG`: a config file (default: the package's config/default.json);
  * - `GATEWAY_DOUBLE_PORT`: a port (default 0, a free one);
- * - `GATEWAY_DOUBLE_ISOLATE`: networks to fork per worker, comma-separated (e.g. `ethereum`).
+ * - `GATEWAY_DOUBLE_ISOLATE`: networks to fork per worker, comma-separated (e.g. `ethereum`);
+ * - `GATEWAY_DOUBLE_NETWORK_PORTS`: the first of consecutive per-network ports (0: free ones).
  */
 export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): GlobalSetupOptions {
   const port = env.GATEWAY_DOUBLE_PORT === undefined || env.GATEWAY_DOUBLE_PORT === '' ? 0 : Number(env.GATEWAY_DOUBLE_PORT)
@@ -67,8 +78,14 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): GlobalSetu
     throw new Error(`GATEWAY_DOUBLE_PORT: must be a port number, got ${JSON.stringify(env.GATEWAY_DOUBLE_PORT)}`)
   }
   const isolate = (env.GATEWAY_DOUBLE_ISOLATE ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const ports = env.GATEWAY_DOUBLE_NETWORK_PORTS
+  const networkPorts = ports === undefined || ports === '' ? undefined : Number(ports)
+  if (networkPorts !== undefined && (!/^\d{1,5}$/.test(ports!) || networkPorts > 65535)) {
+    throw new Error(`GATEWAY_DOUBLE_NETWORK_PORTS: must be a port number, got ${JSON.stringify(ports)}`)
+  }
   return {
     port,
+    ...(networkPorts === undefined ? {} : { networkPorts }),
     ...(env.GATEWAY_DOUBLE_CONFIG ? { config: env.GATEWAY_DOUBLE_CONFIG } : {}),
     ...(isolate.length > 0 ? { isolate } : {}),
   }
@@ -137,7 +154,9 @@ export async function describeServer(server: RunningServer, isolate: readonly st
       headNumber: n.headNumber.toString(),
       url: n.url,
       key: n.key,
+      portUrl: n.portUrl,
     })),
+    portUrls: server.portUrls,
     ...(await forkPerWorker(server, isolate, workers)),
   }
 }

@@ -49,6 +49,18 @@ describe('parseConfig', () => {
     )
   })
 
+  it("a network's own port: a port number, 0 for a free one, one network per port", () => {
+    const two = { networks: { ethereum: { fixture: 'eth', port: 9545 }, polygon: { fixture: 'pol', port: 0 } }, keys: base.keys }
+    expect(parseConfig(two, '/cfg').networks).toEqual({ ethereum: { fixture: '/cfg/eth', port: 9545 }, polygon: { fixture: '/cfg/pol', port: 0 } })
+    expect(errorOf({ ...base, networks: { ethereum: { fixture: 'eth', port: 70000 } } })).toBe('networks.ethereum.port: must be a port number 0-65535, got 70000')
+    expect(errorOf({ ...base, networks: { ethereum: { fixture: 'eth', port: '9545' } } })).toBe('networks.ethereum.port: must be a port number 0-65535, got "9545"')
+    expect(errorOf({ ...two, networks: { ...two.networks, polygon: { fixture: 'pol', port: 9545 } } })).toBe(
+      'networks.polygon.port: port 9545 is already network "ethereum"\'s',
+    )
+    // --fixture replacing a network keeps its port.
+    expect(withFixtures(parseConfig(two, '/cfg'), { ethereum: 'other' }, '/work').networks.ethereum).toEqual({ fixture: '/work/other', port: 9545 })
+  })
+
   it('loadConfigFile names the file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gwcfg-'))
     const file = join(dir, 'c.json')

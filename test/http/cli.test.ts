@@ -25,6 +25,9 @@ describe('parseCliArgs', () => {
     expect(
       parseCliArgs(['--port', '0', '--host', '0.0.0.0', '--config', 'c.json', '--fixture', 'a=x/a', '--fixture=b=/y=b']),
     ).toMatchObject({ port: 0, host: '0.0.0.0', config: 'c.json', fixtures: { a: 'x/a', b: '/y=b' } })
+    expect(parseCliArgs(['--network-ports', '9545'])).toMatchObject({ port: 8545, networkPorts: 9545 })
+    expect(parseCliArgs(['--network-ports=0']).networkPorts).toBe(0)
+    expect(() => parseCliArgs(['--network-ports', 'x'])).toThrow('--network-ports: expected a port number 0-65535, got "x"')
   })
 
   it('refuses bad flags with a UsageError', () => {
@@ -63,6 +66,31 @@ describe('start banner', () => {
       )
     } finally {
       await server.close()
+    }
+  })
+
+  it('with per-network ports, lists each network’s own URL and a cast command', async () => {
+    const server = await startServer({ chains: CHAINS, keys: keys(), rpc: fakeRpc(), port: 0, networkPorts: 0 })
+    try {
+      const banner = startBanner(server)
+      const [eth, pol, base] = server.networks.map((n) => n.port)
+      expect(banner).toContain(
+        [
+          'Each also on a port of its own, any Host (for cast, forge and clients that cannot resolve *.localhost):',
+          `  ethereum   http://127.0.0.1:${eth}/v3/${DEV_KEY}`,
+          `  polygon    http://127.0.0.1:${pol}/v3/${DEV_KEY}`,
+          `  base       http://127.0.0.1:${base}/v3/${DEV_KEY}`,
+        ].join('\n'),
+      )
+      expect(banner).toContain(`  cast block-number --rpc-url http://127.0.0.1:${eth}/v3/${DEV_KEY}\n`)
+    } finally {
+      await server.close()
+    }
+    const plain = await startServer({ chains: CHAINS, keys: keys(), rpc: fakeRpc(), port: 0 })
+    try {
+      expect(startBanner(plain)).not.toMatch(/port of its own|cast/)
+    } finally {
+      await plain.close()
     }
   })
 })

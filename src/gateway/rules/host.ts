@@ -2,8 +2,12 @@
  * Host rule: the network is the `<network>` of a Host `<network>-mainnet.<serviceHost>`; the port
  * and case are ignored. Any other Host is a 404 naming the hosts served. The network map is read
  * live: networks added later (forks, by the gateway's controls) are found too.
+ *
+ * A request that came in on a network's own port (`request.network`, set by the transport) is
+ * that network whatever its Host (`127.0.0.1:9001`, none...), except a Host naming another
+ * network, which is a 404: the client meant a network this port does not serve.
  */
-import { UnknownNetworkError } from '../errors.ts'
+import { OtherNetworkHostError, UnknownNetworkError } from '../errors.ts'
 import type { Network, RequestRule } from '../request.ts'
 
 export interface HostRuleOptions {
@@ -32,6 +36,13 @@ export function createHostRule(options: HostRuleOptions): RequestRule {
   const suffix = `-mainnet.${options.serviceHost}`
   return function host(state) {
     const name = hostName(state.request.host ?? '')
+    if (state.request.network !== undefined) {
+      const lane = options.networks.get(state.request.network)
+      if (!lane) throw new UnknownNetworkError(name, [...options.networks.values()].map((n) => n.host))
+      if (name.endsWith(suffix) && name !== lane.host) throw new OtherNetworkHostError(name, lane)
+      state.network = lane
+      return
+    }
     const network = name.endsWith(suffix) ? options.networks.get(name.slice(0, -suffix.length)) : undefined
     if (!network || network.host !== name) throw new UnknownNetworkError(name, [...options.networks.values()].map((n) => n.host))
     state.network = network
