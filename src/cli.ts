@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile, parseDuration, withFixtures } from './gateway/config.ts'
 import type { Logger } from './gateway/gateway.ts'
-import type { Chain } from './chain/chain.ts'
 import { DEFAULT_BIND_HOST, DEFAULT_PORT, startServer } from './http/server.ts'
 import type { RunningServer } from './http/server.ts'
 
@@ -143,6 +142,18 @@ export function startBanner(server: RunningServer): string {
       '',
     )
   }
+  const named = server.networks.filter((n) => Object.keys(n.contracts).length > 0)
+  if (named.length > 0) {
+    const width = Math.max(...named.map((n) => n.name.length))
+    const nameWidth = Math.max(...named.flatMap((n) => Object.keys(n.contracts).map((c) => c.length)))
+    out.push('Contracts (from accounts.json):')
+    for (const n of named) {
+      Object.entries(n.contracts).forEach(([contract, address], i) => {
+        out.push(`  ${(i === 0 ? n.name : '').padEnd(width)}   ${contract.padEnd(nameWidth)}   ${address}`)
+      })
+    }
+    out.push('')
+  }
   if (server.devKey !== undefined) out.push(`Dev key: ${server.devKey}`, '')
   const first = server.networks.find((n) => n.key !== undefined)
   if (first) {
@@ -157,12 +168,6 @@ export function startBanner(server: RunningServer): string {
   if (server.controlUrl !== undefined) out.push(`Control endpoint: ${server.controlUrl}/ (see docs/controls-and-faults.md)`, '')
   out.push('From Node (viem, ethers): see "Reaching a network from Node" in the README.', 'Press Ctrl+C to stop.')
   return `${out.join('\n')}\n`
-}
-
-/** A fixture folder as it is; a source file through the builder, imported for it. */
-async function loadChain(path: string, name: string): Promise<Chain> {
-  if (path.endsWith('.json')) return (await import('./builder/serveSource.ts')).loadFixtureOrSource(path, name)
-  return (await import('./chain/loading/loadFixture.ts')).loadFixture(path, { name })
 }
 
 export interface CliIo {
@@ -209,7 +214,6 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       port: opts.port,
       host: opts.host,
       logger,
-      loadChain,
       control: opts.control === true,
       ...(opts.evmTimeoutMs !== undefined ? { evmTimeoutMs: opts.evmTimeoutMs } : {}),
       ...(opts.networkPorts === undefined ? {} : { networkPorts: opts.networkPorts }),

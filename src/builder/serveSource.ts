@@ -2,22 +2,16 @@
  * Serving a source file directly: a network whose `fixture` is a `.json` file (a
  * `<name>.scenario.json`, or a capture's `source.json`) is built at start, the same way
  * `gateway-double build` builds it, and loaded like a folder. A folder is loaded as it is.
+ * Wherever a fixture is named (startServer, the vitest globalSetup, a config file, the CLI), this
+ * is what loads it; a path that names nothing is said to be missing.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import type { Chain } from '../chain/chain.ts'
 import { loadFixture } from '../chain/loading/loadFixture.ts'
+import { FixtureError } from '../chain/loading/fixtureFiles.ts'
 import { buildFixtureFromSource, readScenarioFile, writeFixtureFiles } from './buildFixture.ts'
-
-/** True when `path` names a source file rather than a fixture folder. */
-export function isSourceFile(path: string): boolean {
-  try {
-    return path.endsWith('.json') && statSync(path).isFile()
-  } catch {
-    return false
-  }
-}
 
 /**
  * Loads the fixture at `path` as network `name`: a folder as it is, a source file built first.
@@ -25,7 +19,16 @@ export function isSourceFile(path: string): boolean {
  * loader, whose verified-chain cache then makes the next start of the same source fast.
  */
 export async function loadFixtureOrSource(path: string, name: string): Promise<Chain> {
-  if (!isSourceFile(path)) return loadFixture(path, { name })
+  let isFile: boolean
+  try {
+    isFile = statSync(path).isFile()
+  } catch {
+    throw new FixtureError(`fixture ${name}: no such file or folder: ${path}`)
+  }
+  if (!isFile) return loadFixture(path, { name })
+  if (!path.endsWith('.json') || basename(path) === 'genesis.json') {
+    throw new FixtureError(`fixture ${name}: ${path} is a file: expected a fixture folder (genesis.json, chain.rlp) or a source .json file`)
+  }
   const { source, baseDir, file } = readScenarioFile(path)
   const built = await buildFixtureFromSource(source, baseDir, file)
   const dir = mkdtempSync(join(tmpdir(), 'gateway-double-source-'))

@@ -51,16 +51,20 @@ export interface ChainOptions {
   /** Where mined blocks take their timestamps from. Default: the system clock. */
   clock?: ChainClock
   miningMode?: MiningMode
+  /** The chain's contracts by name (a fixture's accounts.json). Default: none. */
+  contracts?: Readonly<Record<string, string>>
 }
 
 /** A chain made of parts that exist already (a fork's copies). */
-interface ChainParts extends Pick<ChainOptions, 'verifiedBy' | 'clock' | 'miningMode'> {
+interface ChainParts extends Pick<ChainOptions, 'verifiedBy' | 'clock' | 'miningMode' | 'contracts'> {
   readonly parts: { readonly store: ChainStore; readonly pool: TxPool }
 }
 
 export class Chain implements ChainReader {
   /** How the blocks were verified: replayed now, or replayed by an earlier load and read back. */
   readonly verifiedBy: 'replay' | 'cache'
+  /** The chain's contracts' addresses by name, as its fixture's accounts.json names them (a fork keeps them). */
+  readonly contracts: Readonly<Record<string, string>>
   /** Blocks added and removed, transactions pooled (./events/chainEvents.ts); a fork has its own. */
   readonly events = new ChainEvents()
   readonly #store: ChainStore
@@ -71,6 +75,7 @@ export class Chain implements ChainReader {
 
   constructor(opts: ChainOptions | ChainParts) {
     this.verifiedBy = opts.verifiedBy ?? 'replay'
+    this.contracts = opts.contracts ?? {}
     const parts = 'parts' in opts ? opts.parts : { store: new ChainStore(opts), pool: new TxPool() }
     this.#store = parts.store
     this.#pool = parts.pool
@@ -251,7 +256,7 @@ export class Chain implements ChainReader {
   fork(name: string): Promise<Chain> {
     return this.#exclusive(async () => {
       const parts = { store: await this.#store.copy(name), pool: this.#pool.copy() }
-      return new Chain({ parts, verifiedBy: this.verifiedBy, clock: this.clock, miningMode: this.miningMode })
+      return new Chain({ parts, verifiedBy: this.verifiedBy, clock: this.clock, miningMode: this.miningMode, contracts: this.contracts })
     })
   }
 

@@ -100,6 +100,8 @@ export interface NetworkInfo {
   readonly miningMode: MiningMode | null
   /** Transactions waiting to be mined; null when the chain has no pool. */
   readonly pending: number | null
+  /** The chain's contracts' addresses by name (its fixture's accounts.json; a source's as built). */
+  readonly contracts: Readonly<Record<string, string>>
 }
 
 export interface ForkInput {
@@ -271,6 +273,7 @@ export function createControl(deps: ControlDeps): GatewayControl {
       headNumber: Number(n.chain.head.number),
       miningMode: mode === 'auto' || mode === 'manual' ? mode : null,
       pending: Array.isArray(pending) ? pending.length : null,
+      contracts: n.chain.contracts ?? {},
     }
   }
 

@@ -62,7 +62,7 @@ export interface StartServerOptions {
   readonly control?: boolean
   /** Bounds of WebSocket connections (message size, subscriptions, send buffer, idle time, pings). */
   readonly sockets?: Partial<SocketLimits>
-  /** Loads a fixture folder. Default: src/chain/loadFixture.ts. */
+  /** Loads a fixture folder or source file (`defaultLoadChain`: a source is built first). */
   readonly loadChain?: (folder: string, name: string) => Promise<Chain>
 }
 
@@ -84,6 +84,8 @@ export interface ServedNetwork {
   readonly port: number | undefined
   /** `http://127.0.0.1:<its own port>/v3/<key>`, or undefined (no port of its own, or no key). */
   readonly portUrl: string | undefined
+  /** Its contracts' addresses by name, as its fixture's accounts.json names them (a source's as built). */
+  readonly contracts: Readonly<Record<string, string>>
 }
 
 export interface RunningServer {
@@ -118,9 +120,13 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-async function defaultLoadChain(folder: string, name: string): Promise<Chain> {
-  const { loadFixture } = await import('../chain/loading/loadFixture.ts')
-  return loadFixture(folder, { name })
+/**
+ * A fixture folder as it is, a source `.json` file built first: the builder (and solc) are
+ * imported only for a source, so a start from folders does not load them.
+ */
+export async function defaultLoadChain(path: string, name: string): Promise<Chain> {
+  if (path.endsWith('.json')) return (await import('../builder/serveSource.ts')).loadFixtureOrSource(path, name)
+  return (await import('../chain/loading/loadFixture.ts')).loadFixture(path, { name })
 }
 
 /** Loads every fixture network of a config, concurrently. */
@@ -224,6 +230,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       url: key === undefined ? undefined : `${baseUrl}/v3/${key}`,
       wsUrl: key === undefined ? undefined : `ws://${n.host}:${port}/ws/v3/${key}`,
       key,
+      contracts: n.chain.contracts ?? {},
       port: ownPort,
       portUrl: key === undefined || ownPort === undefined ? undefined : `${connectOrigin(ownPort)}/v3/${key}`,
     }

@@ -45,6 +45,8 @@ export interface GatewayDoubleContext {
     key: string | undefined
     /** `http://127.0.0.1:<its own port>/v3/<key>` with `networkPorts`, else undefined. */
     portUrl: string | undefined
+    /** Its contracts' addresses by name (its fixture's accounts.json; a source's as built). */
+    contracts: Readonly<Record<string, string>>
   }[]
   /** `portUrl` of each network that has one, by name (`networkPorts`; empty without). */
   readonly portUrls: Readonly<Record<string, string>>
@@ -155,6 +157,7 @@ export async function describeServer(server: RunningServer, isolate: readonly st
       url: n.url,
       key: n.key,
       portUrl: n.portUrl,
+      contracts: n.contracts,
     })),
     portUrls: server.portUrls,
     ...(await forkPerWorker(server, isolate, workers)),

@@ -26,7 +26,8 @@ export const LAYERS: LayerRules = {
     chain: [...LOWER],
     rpc: ['chain', ...LOWER],
     gateway: ['rpc', 'chain', ...LOWER],
-    http: ['gateway', 'rpc', 'chain', ...LOWER],
+    // builder: startServer builds a network's source file (imported only when one is served).
+    http: ['gateway', 'rpc', 'chain', 'builder', ...LOWER],
     builder: ['chain', ...LOWER],
     capture: ['builder', 'chain', ...LOWER],
     testing: ['http', 'gateway', 'rpc', 'chain', ...LOWER],

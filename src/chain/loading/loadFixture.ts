@@ -10,7 +10,7 @@
  * successful replay produced is kept (verifiedCache.ts), and later loads of the same fixture with
  * the same code start from it instead of replaying.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createBlockFromBytesArray } from '@ethereumjs/block'
 import type { Block, BlockBytes } from '@ethereumjs/block'
@@ -28,6 +28,7 @@ import { checkForkchoice, checkGenesis, checkHeadFcu, FixtureError } from './fix
 import type { Forkchoice } from './fixtureFiles.ts'
 import { keccakReady } from '../../encoding/keccak.ts'
 import { openGenesisChain, openVerifiedGenesis, stateOver } from './genesis.ts'
+import { readContractNames } from './accountsFile.ts'
 import { cacheKey, defaultCacheDir, readCache, writeCache } from './verifiedCache.ts'
 import type { CachedRecord } from './verifiedCache.ts'
 import { recordFromExecution, recordOf } from '../blocks/record.ts'
@@ -53,6 +54,9 @@ export interface LoadOptions {
 export async function loadFixture(folder: string, opts: LoadOptions = {}): Promise<Chain> {
   const dir = resolve(folder)
   const name = opts.name ?? dir.split('/').pop() ?? 'fixture'
+  // A mistyped path is said as such, not as a fixture folder without its genesis.json.
+  if (!existsSync(dir)) throw new FixtureError(`fixture ${name}: no such folder: ${dir}`)
+  if (!statSync(dir).isDirectory()) throw new FixtureError(`fixture ${name}: ${dir} is a file, not a fixture folder (genesis.json, chain.rlp)`)
   try {
     return await load(dir, name, opts)
   } catch (err) {
@@ -147,6 +151,7 @@ async function load(dir: string, name: string, opts: LoadOptions): Promise<Chain
     verifiedBy: cached ? 'cache' : 'replay',
     clock: opts.clock,
     miningMode: opts.miningMode,
+    contracts: readContractNames(dir, name),
   })
 }
 
