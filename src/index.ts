@@ -44,7 +44,7 @@ export {
 export type { Clock } from './gateway/credits.ts'
 export { createControllableClock } from './gateway/clock.ts'
 export type { ControllableClock } from './gateway/clock.ts'
-export { MINING_MODES } from './gateway/control.ts'
+export { MINING_MODES } from './gateway/control/types.ts'
 export type {
   ClockInfo,
   ClockInput,
@@ -55,7 +55,7 @@ export type {
   MinedBlock,
   NetworkInfo,
   SnapshotInfo,
-} from './gateway/control.ts'
+} from './gateway/control/types.ts'
 export { ChainFeatureMissingError, ControlError, ControlInputError, ControlNotFoundError } from './gateway/controlError.ts'
 export { DEFAULT_FAULT_SEED, FAULT_KINDS, SERVER_ERROR_STATUSES, createPrng } from './gateway/faults.ts'
 export type { Fault, FaultInput, FaultKind } from './gateway/faults.ts'

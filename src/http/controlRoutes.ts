@@ -10,7 +10,7 @@
 import express from 'express'
 import type { ErrorRequestHandler, Request, Router } from 'express'
 import { ControlError, ControlInputError } from '../gateway/controlError.ts'
-import type { GatewayControl } from '../gateway/control.ts'
+import type { GatewayControl } from '../gateway/control/types.ts'
 import type { Logger } from '../gateway/gateway.ts'
 import { silentLogger } from '../gateway/gateway.ts'
 

@@ -5,7 +5,7 @@
  * the real chain has them (the real-chain tests come with it).
  */
 import type { Chain } from '../../src/chain/chain.ts'
-import type { MiningMode } from '../../src/gateway/control.ts'
+import type { MiningMode } from '../../src/gateway/control/types.ts'
 import type { RpcBackend } from '../../src/gateway/gateway.ts'
 import { errorResponse } from '../../src/rpc/dispatch.ts'
 import { MethodNotFoundError } from '../../src/rpc/errors.ts'

@@ -1,0 +1,38 @@
+/**
+ * The gateway's control facet: what a test suite does to the double between (or during) its
+ * tests, without any transport. `Gateway.control` is one; the HTTP control routes
+ * (src/http/controlRoutes.ts) and `RunningServer.control` expose the same object.
+ *
+ * - snapshots of the chains and of the credit ledger, keys and request log position; restore;
+ * - the clock: set, advance, reset (the ledger's 00:00 UTC follows it);
+ * - keys: list, add (config shape, validated by `parseKeys`), set today's remaining credits,
+ *   enable or disable a network;
+ * - networks: list, fork one into a new network (per-worker isolation), mining mode, mine;
+ * - the request log: read, clear;
+ * - scripted faults: add, list, remove, clear (../faults.ts).
+ *
+ * Chain operations go through `ControllableChain`, feature-tested at run time: a chain without
+ * the method answers a `ChainFeatureMissingError` (501) naming it.
+ *
+ * Errors: `ControlInputError` (400, names the field), `ControlNotFoundError` (404),
+ * `ChainFeatureMissingError` (501); all are `ControlError`s.
+ */
+import { createClockControls } from './clockControls.ts'
+import { createFaultControls } from './faultControls.ts'
+import { createKeyControls } from './keyControls.ts'
+import { createLogControls } from './logControls.ts'
+import { createNetworkControls } from './networkControls.ts'
+import { createSnapshotControls } from './snapshotControls.ts'
+import type { ControlDeps, GatewayControl } from './types.ts'
+
+/** The control facet: one part per concern, each made (and testable) with only what it needs. */
+export function createControl(deps: ControlDeps): GatewayControl {
+  return {
+    ...createSnapshotControls(deps),
+    ...createClockControls(deps),
+    ...createKeyControls(deps),
+    ...createNetworkControls(deps),
+    ...createLogControls(deps),
+    ...createFaultControls(deps),
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The key controls: list and read keys, add keys in the config-file shape (validated as the config
+ * file is, errors naming `keys[i].field`), set today's remaining credits, enable or disable a
+ * network for a key.
+ */
+import { ConfigError, parseKeys } from '../config.ts'
+import type { KeySettings } from '../config.ts'
+import { ControlError, ControlInputError } from '../controlError.ts'
+import { keyInfo, keyNamed, networkNamed, replaceKey, show } from './shared.ts'
+import type { ControlDeps, GatewayControl } from './types.ts'
+
+export type KeyControls = Pick<GatewayControl, 'keys' | 'key' | 'addKeys' | 'setCredits' | 'setNetworkEnabled'>
+
+export function createKeyControls(deps: Pick<ControlDeps, 'networks' | 'keys' | 'ledger'>): KeyControls {
+  const { networks, keys, ledger } = deps
+  const info = (k: KeySettings) => keyInfo(k, ledger)
+  return {
+    keys: () => [...keys.values()].map(info),
+
+    key: (key) => info(keyNamed(keys, key)),
+
+    addKeys(input) {
+      let parsed: KeySettings[]
+      try {
+        parsed = parseKeys(input, networks.keys())
+      } catch (err) {
+        if (err instanceof ConfigError) throw new ControlError(400, err.message)
+        throw err
+      }
+      parsed.forEach((k, i) => {
+        if (keys.has(k.key)) throw new ControlInputError(`keys[${i}].key`, `duplicate key ${JSON.stringify(k.key)} (it exists already)`)
+      })
+      for (const k of parsed) keys.set(k.key, k)
+      return parsed.map(info)
+    },
+
+    setCredits(key, remaining) {
+      const k = keyNamed(keys, key)
+      if (typeof remaining !== 'number' || !Number.isSafeInteger(remaining) || remaining < 0) {
+        throw new ControlInputError('remaining', `must be an integer of at least 0, got ${show(remaining)}`)
+      }
+      ledger.setBalance(k, remaining)
+      return info(k)
+    },
+
+    setNetworkEnabled(key, name, enabled) {
+      const k = keyNamed(keys, key)
+      const n = networkNamed(networks, name)
+      if (typeof enabled !== 'boolean') throw new ControlInputError('enabled', `must be true or false, got ${show(enabled)}`)
+      const next = new Set(k.networks)
+      if (enabled) next.add(n.name)
+      else next.delete(n.name)
+      return info(replaceKey(keys, k, next))
+    },
+  }
+}

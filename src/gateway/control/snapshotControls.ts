@@ -1,0 +1,66 @@
+/**
+ * The snapshot controls: take one of the chains of some networks (default all) with the credits
+ * spent, the keys and the request log position; restore it any number of times; list; delete. The
+ * clock and faults are not part of a snapshot, nor networks forked since.
+ */
+import type { KeySettings } from '../config.ts'
+import { ControlInputError, ControlNotFoundError } from '../controlError.ts'
+import type { LedgerSnapshot } from '../credits.ts'
+import { feature, isRecord, iso, networkNamed, show } from './shared.ts'
+import type { ControlDeps, GatewayControl, SnapshotInfo } from './types.ts'
+
+export type SnapshotControls = Pick<GatewayControl, 'snapshot' | 'restore' | 'snapshots' | 'deleteSnapshot'>
+
+interface Snapshot {
+  readonly info: SnapshotInfo
+  readonly chains: ReadonlyMap<string, unknown>
+  readonly ledger: LedgerSnapshot
+  readonly keys: ReadonlyMap<string, KeySettings>
+}
+
+export function createSnapshotControls(deps: Pick<ControlDeps, 'networks' | 'keys' | 'ledger' | 'clock' | 'log'>): SnapshotControls {
+  const { networks, keys, ledger, clock, log } = deps
+  const snapshots = new Map<string, Snapshot>()
+  let nextSnapshot = 1
+
+  function snapshotOf(id: unknown): Snapshot {
+    if (typeof id !== 'string' || id === '') throw new ControlInputError('id', `must be a snapshot id, got ${show(id)}`)
+    const s = snapshots.get(id)
+    if (!s) throw new ControlNotFoundError('snapshot', id)
+    return s
+  }
+
+  return {
+    async snapshot(options = {}) {
+      if (!isRecord(options)) throw new ControlInputError('snapshot', `must be an object, got ${show(options)}`)
+      let names: string[]
+      if (options.networks === undefined) names = [...networks.keys()]
+      else if (!Array.isArray(options.networks) || !options.networks.every((n) => typeof n === 'string')) {
+        throw new ControlInputError('networks', `must be a list of network names, got ${show(options.networks)}`)
+      } else names = [...new Set(options.networks)]
+      const takers = names.map((name, i) => [name, feature(networkNamed(networks, name, `networks[${i}]`), 'snapshot')] as const)
+      const chains = new Map(takers.map(([name, take]) => [name, take()]))
+      const info: SnapshotInfo = { id: String(nextSnapshot++), networks: names, logPosition: log.position, time: iso(clock.now()) }
+      snapshots.set(info.id, { info, chains, ledger: ledger.snapshot(), keys: new Map(keys) })
+      return info
+    },
+
+    async restore(id) {
+      const s = snapshotOf(id)
+      const restorers = [...s.chains].map(([name, state]) => [feature(networkNamed(networks, name), 'restore'), state] as const)
+      for (const [restore, state] of restorers) await restore(state)
+      ledger.restore(s.ledger)
+      keys.clear()
+      for (const [name, k] of s.keys) keys.set(name, k)
+      log.truncate(s.info.logPosition)
+      return s.info
+    },
+
+    snapshots: () => [...snapshots.values()].map((s) => s.info),
+
+    deleteSnapshot(id) {
+      snapshotOf(id)
+      snapshots.delete(id)
+    },
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * The control facet's contract: what it offers (`GatewayControl`), what it answers with (the
+ * `*Info` shapes, also the HTTP routes' bodies), and what it needs of a chain (`ControllableChain`)
+ * and of the gateway (`ControlDeps`).
+ */
+import type { Chain } from '../../chain/chain.ts'
+import type { BlockRecord } from '../../chain/blocks/types.ts'
+import type { MiningMode } from '../../chain/mining/miner.ts'
+import type { ControllableClock } from '../clock.ts'
+import type { KeySettings } from '../config.ts'
+import type { CreditLedger } from '../credits.ts'
+import type { Fault, FaultBook, FaultInput } from '../faults.ts'
+import type { RequestLog, RequestLogEntry } from '../requestLog.ts'
+import type { Network } from '../request.ts'
+
+export type { MiningMode }
+export const MINING_MODES: readonly MiningMode[] = ['auto', 'manual']
+
+/**
+ * What the control facet needs of a chain beyond reads (the contract of `Chain` in
+ * src/chain/chain.ts). Every member is optional here: each is checked at run time.
+ */
+export interface ControllableChain {
+  /** An opaque copy of the chain's state (blocks, state root, pending transactions, mining mode). */
+  snapshot?(): unknown
+  restore?(snapshot: unknown): Promise<void>
+  readonly miningMode?: MiningMode
+  setMiningMode?(mode: MiningMode): void
+  /** Mines the pending transactions into a new block. */
+  mine?(): Promise<BlockRecord>
+  /** Transactions waiting for `mine()` in manual mode. */
+  readonly pending?: readonly unknown[]
+  /** An independent copy of the chain under a new name. */
+  fork?(name: string): Promise<Chain>
+}
+
+export interface SnapshotInfo {
+  readonly id: string
+  /** The networks whose chains it holds. */
+  readonly networks: readonly string[]
+  /** The request log position when it was taken. */
+  readonly logPosition: number
+  /** When it was taken, by the gateway's clock (ISO 8601). */
+  readonly time: string
+}
+
+export interface ClockInfo {
+  /** The gateway's time, ISO 8601 (UTC). */
+  readonly now: string
+  /** The same, in ms since the Unix epoch. */
+  readonly ms: number
+  /** How far it is from the base clock (the system's, or the one injected), in ms. */
+  readonly offsetMs: number
+}
+
+export interface ClockInput {
+  /** An absolute time: ISO 8601 string or ms since the Unix epoch. */
+  time?: string | number
+  /** Then moves it by this many seconds (negative: back). */
+  advanceSeconds?: number
+}
+
+export interface KeyInfo {
+  readonly key: string
+  readonly networks: readonly string[]
+  readonly dailyCredits: number
+  readonly creditsPerSecond: number | null
+  /** Credits left today. */
+  readonly remaining: number
+  readonly hasSecret: boolean
+}
+
+export interface NetworkInfo {
+  readonly name: string
+  /** `<name>-mainnet.<serviceHost>` */
+  readonly host: string
+  readonly chainId: number
+  readonly headNumber: number
+  /** null when the chain has no mining modes. */
+  readonly miningMode: MiningMode | null
+  /** Transactions waiting to be mined; null when the chain has no pool. */
+  readonly pending: number | null
+  /** The chain's contracts' addresses by name (its fixture's accounts.json; a source's as built). */
+  readonly contracts: Readonly<Record<string, string>>
+}
+
+export interface ForkInput {
+  /** The new network's name (served at `<name>-mainnet.<serviceHost>`). */
+  name: string
+  /** The network to copy. */
+  from: string
+  /** Keys to enable the new network for. Default: every key that has `from`. */
+  keys?: string[]
+}
+
+export interface MinedBlock {
+  readonly network: string
+  readonly number: number
+  readonly hash: string
+  readonly timestamp: number
+  /** Hashes of its transactions, in order. */
+  readonly transactions: readonly string[]
+}
+
+export interface GatewayControl {
+  /** Takes a snapshot of the chains of `networks` (default: all), the ledger, keys and log position. */
+  snapshot(options?: { networks?: string[] }): Promise<SnapshotInfo>
+  /**
+   * Returns to a snapshot: its chains, the credits spent, the keys (added ones are removed,
+   * changed ones put back) and the request log (entries after its position are dropped). The
+   * clock and faults are not part of it. A snapshot can be restored any number of times.
+   */
+  restore(id: string): Promise<SnapshotInfo>
+  snapshots(): SnapshotInfo[]
+  deleteSnapshot(id: string): void
+
+  clock(): ClockInfo
+  setClock(input: ClockInput): ClockInfo
+  resetClock(): ClockInfo
+
+  keys(): KeyInfo[]
+  key(key: string): KeyInfo
+  /** Adds keys in the config-file shape (`KeyConfigInput[]`); errors name `keys[i].field`. */
+  addKeys(keys: unknown): KeyInfo[]
+  /** Sets the key's remaining credits for today (the daily balance comes back at 00:00 UTC). */
+  setCredits(key: string, remaining: number): KeyInfo
+  setNetworkEnabled(key: string, network: string, enabled: boolean): KeyInfo
+
+  networks(): NetworkInfo[]
+  network(name: string): NetworkInfo
+  /** Adds network `name` as a fork of `from` (`chain.fork`), enabled for `keys`. */
+  fork(input: ForkInput): Promise<NetworkInfo>
+  setMiningMode(network: string, mode: MiningMode): NetworkInfo
+  mine(network: string): Promise<MinedBlock>
+
+  /** Log entries, oldest first; with `since`, only those after that seq. */
+  requestLog(options?: { since?: number }): RequestLogEntry[]
+  clearRequestLog(): void
+
+  faults(): Fault[]
+  addFault(fault: FaultInput): Fault
+  removeFault(id: string): void
+  clearFaults(): void
+}
+
+/** The gateway state the control facet works on (owned by `createGateway`); each facet takes what it needs of it. */
+export interface ControlDeps {
+  readonly serviceHost: string
+  readonly networks: Map<string, Network>
+  readonly keys: Map<string, KeySettings>
+  readonly ledger: CreditLedger
+  readonly clock: ControllableClock
+  readonly faults: FaultBook
+  readonly log: RequestLog
+}

@@ -1,0 +1,57 @@
+/**
+ * A request body read into a plan and its total cost, before anything runs: a parse error, an
+ * invalid single request or a bad batch is answered at once; a single call or a batch runs once
+ * the rules and credits allow. Pure and synchronous, so the charge that follows it is too.
+ */
+import { errorResponse, parseMessage } from '../rpc/dispatch.ts'
+import type { ParsedMessage } from '../rpc/dispatch.ts'
+import { InvalidRequestError, ParseError } from '../rpc/errors.ts'
+import { needsRawId, rawBatchIds, rawIdOf } from '../rpc/rawIds.ts'
+import type { JsonRpcId, JsonRpcResponse } from '../rpc/types.ts'
+import type { RpcBackend } from './backend.ts'
+import { BAD_REQUEST_COST, BATCH_ENVELOPE_COST, UNKNOWN_METHOD_COST, methodCost } from './credits.ts'
+
+/** geth's default `BatchRequestLimit`. */
+export const DEFAULT_BATCH_LIMIT = 1000
+
+export type Plan =
+  /** Answered without executing anything (parse error, invalid single request, bad batch). */
+  | { kind: 'answer'; payload: JsonRpcResponse | JsonRpcResponse[]; cost: number; id: JsonRpcId }
+  | { kind: 'single'; message: ParsedMessage & { ok: true }; cost: number; id: JsonRpcId }
+  | { kind: 'batch'; messages: ParsedMessage[]; cost: number; id: null }
+
+export function messageCost(message: ParsedMessage, rpc: RpcBackend): number {
+  if (!message.ok) return BAD_REQUEST_COST
+  return rpc.isSupportedMethod(message.request.method) ? methodCost(message.request.method) : UNKNOWN_METHOD_COST
+}
+
+/** Reads the body into a plan and its total cost. Pure and synchronous. */
+export function planBody(body: Buffer | string, rpc: RpcBackend, batchLimit: number): Plan {
+  const text = typeof body === 'string' ? body : body.toString('utf8')
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return { kind: 'answer', payload: errorResponse(null, new ParseError()), cost: BAD_REQUEST_COST, id: null }
+  }
+  if (!Array.isArray(json)) {
+    const message = parseMessage(json, needsRawId((json as { id?: unknown } | null)?.id, text) ? rawIdOf(text) : undefined)
+    if (!message.ok) {
+      return { kind: 'answer', payload: errorResponse(message.id, message.error), cost: BAD_REQUEST_COST, id: message.id }
+    }
+    return { kind: 'single', message, cost: messageCost(message, rpc), id: message.request.id }
+  }
+  if (json.length === 0) {
+    return { kind: 'answer', payload: errorResponse(null, new InvalidRequestError('empty batch')), cost: BAD_REQUEST_COST, id: null }
+  }
+  const rawIds = json.some((m: { id?: unknown } | null) => needsRawId(m?.id, text)) ? rawBatchIds(text) : []
+  const messages = json.map((m, i) => parseMessage(m, rawIds[i]))
+  if (json.length > batchLimit) {
+    // geth: one error in an array, with the id of the first call.
+    const first = messages.find((m) => m.ok && !m.notification)
+    const id = first?.ok ? first.request.id : null
+    return { kind: 'answer', payload: [errorResponse(id, new InvalidRequestError('batch too large'))], cost: BAD_REQUEST_COST, id: null }
+  }
+  const cost = messages.reduce((sum, m) => sum + messageCost(m, rpc), BATCH_ENVELOPE_COST)
+  return { kind: 'batch', messages, cost, id: null }
+}
