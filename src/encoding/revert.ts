@@ -1,7 +1,8 @@
 /**
  * Revert data to geth's error message (`abi.UnpackRevert` + `newRevertError`): `Error(string)`
  * gives its reason, `Panic(uint256)` geth's text for the code, anything else (custom errors,
- * empty or malformed data) plain `execution reverted`.
+ * empty or malformed data) plain `execution reverted`. A reason that is not valid UTF-8 reads as
+ * geth's JSON writes it (`goString`).
  */
 import { bytesToBigInt, bytesToHex } from '@ethereumjs/util'
 
@@ -43,7 +44,46 @@ function unpackString(body: Uint8Array): string | undefined {
   const start = Number(offset)
   const size = bytesToBigInt(body.subarray(start, start + 32))
   if (BigInt(start) + 32n + size > BigInt(body.length)) return undefined
-  return new TextDecoder().decode(body.subarray(start + 32, start + 32 + Number(size)))
+  return goString(body.subarray(start + 32, start + 32 + Number(size)))
+}
+
+/**
+ * Bytes as geth's JSON shows them: Go's encoding/json writes a string "coerced to valid UTF-8,
+ * replacing invalid bytes with the Unicode replacement rune", one U+FFFD for each byte that does
+ * not start a valid sequence (`utf8.DecodeRuneInString` answering size 1). A truncated sequence is
+ * so one U+FFFD per byte, where TextDecoder (WHATWG) gives one per maximal subpart.
+ */
+export function goString(bytes: Uint8Array): string {
+  let out = ''
+  let i = 0
+  while (i < bytes.length) {
+    const size = runeLength(bytes, i)
+    if (size === 0) {
+      out += '\ufffd'
+      i++
+    } else {
+      out += new TextDecoder().decode(bytes.subarray(i, i + size))
+      i += size
+    }
+  }
+  return out
+}
+
+/** The length of the valid UTF-8 sequence at `i` (Go's `utf8.DecodeRune` rules), 0 if none. */
+function runeLength(b: Uint8Array, i: number): number {
+  const c = b[i]!
+  if (c < 0x80) return 1
+  const cont = (k: number, lo = 0x80, hi = 0xbf) => i + k < b.length && b[i + k]! >= lo && b[i + k]! <= hi
+  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0
+  if (c >= 0xe0 && c <= 0xef) {
+    const [lo, hi] = c === 0xe0 ? [0xa0, 0xbf] : c === 0xed ? [0x80, 0x9f] : [0x80, 0xbf]
+    return cont(1, lo, hi) && cont(2) ? 3 : 0
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const [lo, hi] = c === 0xf0 ? [0x90, 0xbf] : c === 0xf4 ? [0x80, 0x8f] : [0x80, 0xbf]
+    return cont(1, lo, hi) && cont(2) && cont(3) ? 4 : 0
+  }
+  return 0
 }
 
 /** `execution reverted` or `execution reverted: <reason>`. */
