@@ -29,7 +29,7 @@ import { CaptureError, Endpoint, EndpointRpcError, isMissingMethod } from './end
 import type { RpcErrorBody } from './endpoint.ts'
 import { hex } from './nodeShapes.ts'
 import type { CallJson, PrestateAccount, RpcBlock, RpcTransaction } from './nodeShapes.ts'
-import { proofsPrestate, toMap } from './prestate.ts'
+import { cannotPay, proofsPrestate, toMap } from './prestate.ts'
 
 export type PrestateSource = 'auto' | 'trace' | 'proofs'
 
@@ -124,7 +124,9 @@ export async function capture(opts: CaptureOptions): Promise<Captured> {
         how = 'debug_traceCall prestateTracer'
       }
     } catch (err) {
-      if (mode === 'trace' || !isMissingMethod(err)) throw err
+      // A call whose sender cannot pay runs nowhere, not even in the tracer: what decides it is the
+      // sender's balance (and the recipient's code), which the proofs read.
+      if (!cannotPay(err) && (mode === 'trace' || !isMissingMethod(err))) throw err
     }
   }
   if (accounts === undefined) ({ accounts, how } = await proofsPrestate(endpoint, call, block, chainId, hardfork))

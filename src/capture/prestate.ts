@@ -24,6 +24,7 @@ export async function proofsPrestate(endpoint: Endpoint, call: CallJson, block: 
   const { gas: _gas, ...unlimited } = call
   let listed: { address: string; storageKeys: string[] }[]
   let discovered = false
+  let unpaid = false
   try {
     listed = (
       await endpoint.call<{ accessList: { address: string; storageKeys: string[] }[] }>(
@@ -34,10 +35,16 @@ export async function proofsPrestate(endpoint: Endpoint, call: CallJson, block: 
     ).accessList
   } catch (err) {
     // geth answers a reverting call's list with an "error" field; Anvil refuses the request.
-    if (!(err instanceof EndpointRpcError) || isMissingMethod(err) || !(err.code === 3 || /revert|EVM error|out of gas|execution/i.test(err.message))) throw err
-    const touched = await discoverByRunning(endpoint.url, chainId, hardfork, block, call)
-    listed = [...touched].map(([address, keys]) => ({ address, storageKeys: [...keys] }))
-    discovered = true
+    if (cannotPay(err)) {
+      // Nothing runs: the sender and the recipient (added below) are all the replay reads.
+      listed = []
+      unpaid = true
+    } else {
+      if (!(err instanceof EndpointRpcError) || isMissingMethod(err) || !(err.code === 3 || /revert|EVM error|out of gas|execution/i.test(err.message))) throw err
+      const touched = await discoverByRunning(endpoint.url, chainId, hardfork, block, call)
+      listed = [...touched].map(([address, keys]) => ({ address, storageKeys: [...keys] }))
+      discovered = true
+    }
   }
   const slots = new Map<string, Set<string>>()
   const touch = (address: string) => {
@@ -87,6 +94,15 @@ export async function proofsPrestate(endpoint: Endpoint, call: CallJson, block: 
     }
     accounts.set(address, account)
   }
-  const list = discovered ? 'a local run over eth_getProof/eth_getCode/eth_getStorageAt' : 'eth_createAccessList'
+  const list = unpaid
+    ? 'the sender and the recipient (the node runs nothing for a sender that cannot pay)'
+    : discovered
+      ? 'a local run over eth_getProof/eth_getCode/eth_getStorageAt'
+      : 'eth_createAccessList'
   return { accounts, how: `${list} + ${viaProof ? 'eth_getProof' : 'eth_getBalance/eth_getTransactionCount/eth_getStorageAt'}` }
+}
+
+/** The node refused to run the call because its sender cannot pay (geth, Anvil and others say so in these words). */
+export function cannotPay(err: unknown): boolean {
+  return err instanceof EndpointRpcError && /insufficient funds|not enough funds|lack of funds/i.test(err.message)
 }
