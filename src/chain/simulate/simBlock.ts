@@ -131,9 +131,10 @@ export async function runSimulatedBlock(chain: ChainReader, sim: Simulation, run
   let blobGasUsed = 0n
   for (const [i, args] of run.input.calls.entries()) {
     const budget = run.opts.budget
-    sim.guard = budget === undefined ? undefined : guardFor(budget)
     let outcome
     try {
+      // The clock runs across calls and blocks: a limit already past stops the next call before it starts.
+      sim.guard = budget === undefined ? undefined : guardFor(budget)
       outcome = await simulateCall(env, args, i, tracer)
     } catch (err) {
       // geth's simulator answers a timeout like any failure of a call it cannot run: -32603.
