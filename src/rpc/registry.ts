@@ -1,5 +1,9 @@
 /** The method table: wire name to method. One module per method in ./methods/. */
 import type { RpcMethod } from './method.ts'
+import { debug_traceCall } from './methods/debug_traceCall.ts'
+import { debug_traceBlockByHash } from './methods/debug_traceBlockByHash.ts'
+import { debug_traceBlockByNumber } from './methods/debug_traceBlockByNumber.ts'
+import { debug_traceTransaction } from './methods/debug_traceTransaction.ts'
 import { debug_getRawBlock } from './methods/debug_getRawBlock.ts'
 import { debug_getRawHeader } from './methods/debug_getRawHeader.ts'
 import { debug_getRawReceipts } from './methods/debug_getRawReceipts.ts'
@@ -96,6 +100,10 @@ const all = [
   txpool_contentFrom,
   txpool_inspect,
   txpool_status,
+  debug_traceBlockByHash,
+  debug_traceBlockByNumber,
+  debug_traceTransaction,
+  debug_traceCall,
 ] as RpcMethod[]
 
 export const METHODS: Readonly<Record<string, RpcMethod>> = Object.fromEntries(all.map((m) => [m.name, m]))

@@ -53,6 +53,7 @@ export const CHAIN_ROOMS: LayerRules = {
     'chain/execution': ['chain/blocks', 'chain/vm'],
     'chain/simulate': ['chain/blocks', 'chain/vm', 'chain/execution'],
     'chain/fees': ['chain/blocks'],
+    'chain/tracing': ['chain/blocks', 'chain/vm', 'chain/execution'],
     'chain/events': ['chain/blocks', 'chain/pool'],
     'chain/filters': ['chain/clock.ts', 'chain/blocks', 'chain/pool', 'chain/events'],
     'chain/mining': ['chain/clock.ts', 'chain/blocks', 'chain/vm', 'chain/store', 'chain/pool', 'chain/events'],

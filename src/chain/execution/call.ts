@@ -16,6 +16,7 @@ import { intrinsicGas, isOsakaAt, MAX_TX_GAS } from '../vm/gasRules.ts'
 import type { ExecutionBudget } from '../vm/executionGuard.ts'
 import { CallError } from './callArgs.ts'
 import { CallSession } from './callSession.ts'
+import type { ExecutionObserver } from './callSession.ts'
 import type { CallArgs, CallOverrides, ExecutionOutcome } from './callArgs.ts'
 
 /** A call geth refuses before or around execution; the message is geth's, complete. */
@@ -34,7 +35,8 @@ const ARGUMENT_ERRORS = [/^both gasPrice and \(maxFeePerGas or maxPriorityFeePer
 
 /**
  * Throws `CallRejected`, or `OverrideError` for overrides geth refuses. With `budget`, the
- * execution runs within its time (see ../vm/executionGuard.ts).
+ * execution runs within its time (see ../vm/executionGuard.ts). `observe` watches the execution
+ * (a tracer: ../tracing/).
  */
 export async function runCall(
   chain: ChainReader,
@@ -43,6 +45,7 @@ export async function runCall(
   gasCap: bigint,
   overrides?: CallOverrides,
   budget?: ExecutionBudget,
+  observe?: ExecutionObserver,
 ): Promise<CallResult> {
   let gas = args.gas ?? gasCap
   if (gas > gasCap) gas = gasCap
@@ -60,7 +63,7 @@ export async function runCall(
     throw new CallRejected(applyMessageError(err.message, gas))
   }
   try {
-    return { outcome: await session.execute(gas, budget === undefined ? {} : { budget }), gas }
+    return { outcome: await session.execute(gas, { budget, observe }), gas }
   } catch (err) {
     if (!(err instanceof CallError)) throw err
     const gethOrder = err.intrinsic || err.message.startsWith('insufficient funds')

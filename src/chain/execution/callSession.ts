@@ -14,6 +14,7 @@ import type { Block } from '@ethereumjs/block'
 import { TransactionType } from '@ethereumjs/tx'
 import { createAddressFromString, createZeroAddress, toChecksumAddress } from '@ethereumjs/util'
 import type { Account, Address } from '@ethereumjs/util'
+import type { VM } from '@ethereumjs/vm'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { checkpointsOf, ExecutionTimeout, guardFor, restoreVm } from '../vm/executionGuard.ts'
@@ -26,6 +27,12 @@ import { CallTransaction, callType } from './callTransaction.ts'
 import { lowestGasOf } from './gasTrace.ts'
 import type { GasTrace } from './gasTrace.ts'
 import { gethCallError, gethHaltName } from './gethErrors.ts'
+
+/**
+ * Attached to the VM for one execution (a tracer: ../tracing/), with the block it runs in; returns
+ * what detaches it. Executions on a VM take turns, so nothing else runs meanwhile.
+ */
+export type ExecutionObserver = (vm: VM, block: Block) => () => void
 
 /** A prepared call at one block: `execute(gasLimit)` runs it, as often as the estimator needs. */
 export class CallSession {
@@ -103,13 +110,13 @@ export class CallSession {
    * Runs the call with `gasLimit`; throws `CallError` for failures outside the EVM. With `trace`,
    * a success answers `lowestGas` when the trace decides it. With `budget`, the execution lets
    * other requests take turns and throws `ExecutionTimeout` once the budget's time is up (the VM
-   * restored as it was).
+   * restored as it was). With `observe`, a tracer watches this execution.
    */
-  execute(gasLimit: bigint, opts: { trace?: boolean; budget?: ExecutionBudget } = {}): Promise<ExecutionOutcome> {
-    return this.#calls.inTurn(() => this.#execute(gasLimit, opts.trace === true, opts.budget))
+  execute(gasLimit: bigint, opts: { trace?: boolean; budget?: ExecutionBudget; observe?: ExecutionObserver } = {}): Promise<ExecutionOutcome> {
+    return this.#calls.inTurn(() => this.#execute(gasLimit, opts.trace === true, opts.budget, opts.observe))
   }
 
-  async #execute(gasLimit: bigint, traced: boolean, budget: ExecutionBudget | undefined): Promise<ExecutionOutcome> {
+  async #execute(gasLimit: bigint, traced: boolean, budget: ExecutionBudget | undefined, observe: ExecutionObserver | undefined): Promise<ExecutionOutcome> {
     const tx = this.#transaction.at(gasLimit)
     const calls = this.#calls
     const vm = calls.vm
@@ -126,6 +133,7 @@ export class CallSession {
     calls.state.exemptFromEip3607(this.from)
     let failure: CallError | undefined
     let timedOut: ExecutionTimeout | undefined
+    const detach = observe?.(vm, this.#block)
     try {
       const result = await loadedVmLibraries().vm.runTx(vm, {
         tx,
@@ -151,6 +159,7 @@ export class CallSession {
       if (err instanceof ExecutionTimeout) timedOut = err
       else failure = gethCallError(err, gasLimit, this.from.toString())
     } finally {
+      detach?.()
       calls.trace = undefined
       calls.guard = undefined
       calls.state.endEip3607Exemption()

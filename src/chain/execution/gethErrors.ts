@@ -8,7 +8,7 @@ import { loadedVmLibraries } from '../vm/vmLibraries.ts'
 import { CallError } from './callArgs.ts'
 
 /** geth's names for the EVM's halts (core/vm/errors.go), keyed by EthereumJS's. */
-const GETH_HALT_NAMES: Record<string, string> = {
+export const GETH_HALT_NAMES: Record<string, string> = {
   'out of gas': 'out of gas',
   'code store out of gas': 'contract creation code storage out of gas',
   'code size to deposit exceeds maximum code size': 'max code size exceeded',

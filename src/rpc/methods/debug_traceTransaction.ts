@@ -1,0 +1,31 @@
+import { traceMined, TraceError } from '../../chain/tracing/replay.ts'
+import { tracerFactory } from '../../chain/tracing/tracers.ts'
+import { defineMethod } from '../method.ts'
+import { RawJson } from '../rawJson.ts'
+import { budgetFor, traceFailure, traceOptions } from '../traceConfig.ts'
+import { hash } from '../validators.ts'
+
+/**
+ * A mined transaction, re-executed with a tracer: its block replayed on the parent's state up to
+ * it (chain/tracing/replay.ts). The struct logger by default, or `callTracer`, `prestateTracer`.
+ * A pooled or unknown transaction is -32000 `transaction not found`, as geth answers.
+ */
+export const debug_traceTransaction = defineMethod({
+  name: 'debug_traceTransaction',
+  params: [hash, traceOptions],
+  async run([txHash, options], { chain, execution }) {
+    try {
+      const found = chain.transactionByHash(txHash)
+      if (!found) throw new TraceError('transaction not found')
+      const factory = tracerFactory(options?.request ?? { logger: defaultLogger() })
+      const [traced] = await traceMined(chain, found.record, { first: found.index, last: found.index }, factory, budgetFor(options, execution))
+      return new RawJson(traced!.result)
+    } catch (err) {
+      throw traceFailure(err)
+    }
+  },
+})
+
+export function defaultLogger() {
+  return { disableStorage: false, disableStack: false, enableMemory: false, enableReturnData: false, limit: 0 }
+}
