@@ -30,6 +30,7 @@ export const CREDIT_COSTS: Readonly<Record<string, number>> = Object.freeze({
   eth_newFilter: 80,
   eth_newBlockFilter: 80,
   eth_uninstallFilter: 80,
+  eth_createAccessList: 80,
   // a documented method without a listed price: the default
   eth_newPendingTransactionFilter: 80,
   // filters

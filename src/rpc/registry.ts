@@ -1,5 +1,6 @@
 /** The method table: wire name to method. One module per method in ./methods/. */
 import type { RpcMethod } from './method.ts'
+import { eth_createAccessList } from './methods/eth_createAccessList.ts'
 import { debug_traceCall } from './methods/debug_traceCall.ts'
 import { debug_traceBlockByHash } from './methods/debug_traceBlockByHash.ts'
 import { debug_traceBlockByNumber } from './methods/debug_traceBlockByNumber.ts'
@@ -104,6 +105,7 @@ const all = [
   debug_traceBlockByNumber,
   debug_traceTransaction,
   debug_traceCall,
+  eth_createAccessList,
 ] as RpcMethod[]
 
 export const METHODS: Readonly<Record<string, RpcMethod>> = Object.fromEntries(all.map((m) => [m.name, m]))

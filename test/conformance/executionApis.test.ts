@@ -28,7 +28,7 @@ const SKIPPED: Readonly<Record<string, string>> = {
  * Methods of the suite the double does not serve yet (issue 14 builds them). A folder here whose
  * method the double serves fails the listing test: take it off the list, and its fixtures run.
  */
-const NOT_SERVED_YET: readonly string[] = ['eth_createAccessList']
+const NOT_SERVED_YET: readonly string[] = []
 
 /** Methods whose fixtures change the chain: each fixture on a fork of its own. */
 const MUTATING = new Set(['eth_sendRawTransaction'])
