@@ -225,11 +225,21 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
   io.stdout(startBanner(server))
   return new Promise<number>((resolve) => {
+    // The first signal stops gracefully: requests in flight are answered (for at most 5 s). A
+    // second one stops at once.
+    let stopping = false
     const stop = () => {
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
-      server.close().then(
-        () => resolve(0),
+      if (stopping) {
+        void server.close()
+        return
+      }
+      stopping = true
+      server.shutdown().then(
+        () => {
+          process.off('SIGINT', stop)
+          process.off('SIGTERM', stop)
+          resolve(0)
+        },
         () => resolve(EXIT_FAILURE),
       )
     }

@@ -28,6 +28,8 @@ import { CONTROL_PREFIX } from './controlPrefix.ts'
 import { assignNetworkPorts } from './networkPorts.ts'
 import type { NetworkPortsOption } from './networkPorts.ts'
 import { answerFailure, createClientErrorListener, createNodeHandler } from './nodeHandler.ts'
+import { createDrainer, DEFAULT_SHUTDOWN_GRACE_MS } from './shutdown.ts'
+import type { Drainer } from './shutdown.ts'
 import { createWebSocketTransport } from './webSocketServer.ts'
 import type { SocketLimits } from '../gateway/sockets/limits.ts'
 
@@ -116,8 +118,15 @@ export interface RunningServer {
   urlFor(network: string, key?: string): string
   /** `ws://<network host>:<port>/ws/v3/<key>`, as `urlFor`. */
   wsUrlFor(network: string, key?: string): string
-  /** Stops: open WebSocket connections are closed with 1001 (terminated if they do not answer within a second). */
+  /** Stops at once: open connections are cut, requests in flight and held by faults dropped; open WebSocket connections are closed with 1001 (terminated if they do not answer within a second). */
   close(): Promise<void>
+  /**
+   * Stops gracefully (what SIGTERM and SIGINT do to the CLI): no new connections, requests in
+   * flight answered (with `connection: close`), for at most `graceMs` (default 5,000); then what
+   * is left is cut, requests held by faults released as dropped. WebSocket clients are told at
+   * once that the server is going away (1001).
+   */
+  shutdown(opts?: { graceMs?: number }): Promise<void>
 }
 
 /**
@@ -161,11 +170,14 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       createApp({ gateway, control: opts.control === true, ...(opts.logger ? { logger: opts.logger } : {}) }),
     ))
   const bindHost = opts.host ?? DEFAULT_BIND_HOST
+  /** Each listening server's graceful stop (./shutdown.ts). */
+  const drainers = new Map<Server, Drainer>()
   /** A listening server; `network`: the one network its port serves, whatever the Host. */
   const listen = async (listenPort: number, network?: string): Promise<Server> => {
     const fastLane = createNodeHandler(gateway, { network })
     const server = createServer((req, res) => {
       try {
+        if (drainer.draining) drainer.mark(res)
         if (req.method === 'POST' && req.url?.startsWith('/v3/') === true) fastLane(req, res)
         else
           appFor().then(
@@ -181,6 +193,8 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       }
     })
     server.on('clientError', createClientErrorListener(gateway))
+    const drainer = createDrainer(server)
+    drainers.set(server, drainer)
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
       server.listen(listenPort, bindHost, () => {
@@ -264,6 +278,12 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       const closed = Promise.all([server, ...lanes.values()].map(closeServer))
       await webSockets.close()
       await closed
+    },
+    shutdown: async ({ graceMs = DEFAULT_SHUTDOWN_GRACE_MS } = {}) => {
+      // WebSocket clients are told at once that the server is going away (1001).
+      const sockets = webSockets.close()
+      await Promise.all([...drainers.values()].map((d) => d.drain(graceMs, () => gateway.close())))
+      await sockets
     },
   }
 }
