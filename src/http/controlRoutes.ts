@@ -26,6 +26,15 @@ function body(req: Request): Record<string, unknown> {
   return b as Record<string, unknown>
 }
 
+/** The body's fields, when they are all among `allowed` (as in config files, an unknown field is a 400). */
+function fields(req: Request, allowed: readonly string[]): Record<string, unknown> {
+  const b = body(req)
+  for (const name of Object.keys(b)) {
+    if (!allowed.includes(name)) throw new ControlInputError(name, `unknown field (allowed: ${allowed.join(', ')})`)
+  }
+  return b
+}
+
 function param(req: Request, name: string): string {
   return String(req.params[name])
 }
@@ -38,7 +47,7 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
     res.json({ snapshots: control.snapshots() })
   })
   router.post('/snapshots', async (req, res) => {
-    res.status(201).json(await control.snapshot(body(req) as { networks?: string[] }))
+    res.status(201).json(await control.snapshot(fields(req, ['networks']) as { networks?: string[] }))
   })
   router.post('/snapshots/:id/restore', async (req, res) => {
     res.json(await control.restore(param(req, 'id')))
@@ -63,7 +72,7 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
   })
   router.post('/keys', (req, res) => {
     const b: unknown = req.body
-    const keys = Array.isArray(b) ? b : body(req).keys
+    const keys = Array.isArray(b) ? b : fields(req, ['keys']).keys
     if (keys === undefined) throw new ControlInputError('keys', 'give {"keys": [...]} in the config-file shape')
     res.status(201).json({ keys: control.addKeys(keys) })
   })
@@ -71,7 +80,7 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
     res.json(control.key(param(req, 'key')))
   })
   router.put('/keys/:key/credits', (req, res) => {
-    res.json(control.setCredits(param(req, 'key'), body(req).remaining as number))
+    res.json(control.setCredits(param(req, 'key'), fields(req, ['remaining']).remaining as number))
   })
   router.put('/keys/:key/networks/:network', (req, res) => {
     res.json(control.setNetworkEnabled(param(req, 'key'), param(req, 'network'), true))
@@ -90,7 +99,7 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
     res.json(control.network(param(req, 'name')))
   })
   router.put('/networks/:name/mining', (req, res) => {
-    res.json(control.setMiningMode(param(req, 'name'), body(req).mode as 'auto'))
+    res.json(control.setMiningMode(param(req, 'name'), fields(req, ['mode']).mode as 'auto'))
   })
   router.post('/networks/:name/mine', async (req, res) => {
     res.json(await control.mine(param(req, 'name')))

@@ -152,3 +152,14 @@ export function createClientErrorListener(gateway: Gateway): (err: Error & { cod
     socket.destroy()
   }
 }
+
+/**
+ * An HTTP/1.1 request without `Host`: Node's own answer (`requireHostHeader`: 400, `Connection:
+ * close`, no body), with its request log entry, which Node's would not have.
+ */
+export function refuseWithoutHost(gateway: Gateway, req: IncomingMessage, res: ServerResponse): void {
+  gateway.logTransportAnswer(400, { method: req.method ?? 'GET', host: undefined, path: req.url ?? '/', headers: req.headers })
+  req.resume()
+  res.writeHead(400, { connection: 'close' })
+  res.end()
+}

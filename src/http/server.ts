@@ -27,7 +27,7 @@ import type { GatewayApp } from './app.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
 import { assignNetworkPorts } from './networkPorts.ts'
 import type { NetworkPortsOption } from './networkPorts.ts'
-import { answerFailure, createClientErrorListener, createNodeHandler } from './nodeHandler.ts'
+import { answerFailure, createClientErrorListener, createNodeHandler, refuseWithoutHost } from './nodeHandler.ts'
 import { createDrainer, DEFAULT_SHUTDOWN_GRACE_MS } from './shutdown.ts'
 import type { Drainer } from './shutdown.ts'
 import { createWebSocketTransport } from './webSocketServer.ts'
@@ -175,10 +175,12 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   /** A listening server; `network`: the one network its port serves, whatever the Host. */
   const listen = async (listenPort: number, network?: string): Promise<Server> => {
     const fastLane = createNodeHandler(gateway, { network })
-    const server = createServer((req, res) => {
+    // Node's refusal of an HTTP/1.1 request without Host is made here instead, to log it.
+    const server = createServer({ requireHostHeader: false }, (req, res) => {
       try {
         if (drainer.draining) drainer.mark(res)
-        if (req.method === 'POST' && req.url?.startsWith('/v3/') === true) fastLane(req, res)
+        if (req.headers.host === undefined && req.httpVersion === '1.1') refuseWithoutHost(gateway, req, res)
+        else if (req.method === 'POST' && req.url?.startsWith('/v3/') === true) fastLane(req, res)
         else
           appFor().then(
             (a) => a(req, res),

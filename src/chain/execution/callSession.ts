@@ -17,7 +17,7 @@ import type { Account, Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
-import { checkpointsOf, ExecutionTimeout, guardFor, restoreVm } from '../vm/executionGuard.ts'
+import { checkpointsOf, endGuard, ExecutionTimeout, guardFor, restoreVm } from '../vm/executionGuard.ts'
 import type { ExecutionBudget } from '../vm/executionGuard.ts'
 import { loadedVmLibraries } from '../vm/vmLibraries.ts'
 import { BlockCalls, callsAt } from './blockCalls.ts'
@@ -161,6 +161,7 @@ export class CallSession {
     } finally {
       detach?.()
       calls.trace = undefined
+      if (guard !== undefined) endGuard(guard)
       calls.guard = undefined
       calls.state.endEip3607Exemption()
       // A timeout left the nested frames' checkpoints open: back to the count before this execution.

@@ -20,7 +20,7 @@ import type { BlockRecord } from '../blocks/types.ts'
 import { samePrecompiles } from '../execution/blockCalls.ts'
 import { applyStateOverride, OverrideError } from '../execution/overrides.ts'
 import type { BlockStateManager } from '../vm/blockState.ts'
-import { ExecutionTimeout, guardFor, guardVm } from '../vm/executionGuard.ts'
+import { endGuard, ExecutionTimeout, guardFor, guardVm } from '../vm/executionGuard.ts'
 import type { ExecutionGuard } from '../vm/executionGuard.ts'
 import { loadedVmLibraries, stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
 import { simulateCall } from './callMessage.ts'
@@ -141,6 +141,7 @@ export async function runSimulatedBlock(chain: ChainReader, sim: Simulation, run
       if (err instanceof ExecutionTimeout) throw new SimulateError('internal', err.message)
       throw err
     } finally {
+      if (sim.guard !== undefined) endGuard(sim.guard)
       sim.guard = undefined
     }
     txs.push(outcome.tx)

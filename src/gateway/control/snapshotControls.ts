@@ -33,6 +33,9 @@ export function createSnapshotControls(deps: Pick<ControlDeps, 'networks' | 'key
   return {
     async snapshot(options = {}) {
       if (!isRecord(options)) throw new ControlInputError('snapshot', `must be an object, got ${show(options)}`)
+      for (const name of Object.keys(options)) {
+        if (name !== 'networks') throw new ControlInputError(name, 'unknown field (allowed: networks)')
+      }
       let names: string[]
       if (options.networks === undefined) names = [...networks.keys()]
       else if (!Array.isArray(options.networks) || !options.networks.every((n) => typeof n === 'string')) {

@@ -1,0 +1,98 @@
+/**
+ * What the fuzzer checks each answer against, from the documentation, not the gateway's code:
+ * the price a body must be charged (docs/errors-and-credits.md: the envelope rules; prices from the
+ * credit table), the statuses each kind of request may get, and the shapes of bodies (JSON-RPC
+ * objects, the control error shape, the plain-text refusals; never a stack trace).
+ */
+import { methodCost } from '../../src/gateway/credits.ts'
+import { METHODS } from '../../src/rpc/registry.ts'
+
+const BAD_REQUEST = 5
+const UNKNOWN_METHOD = 160
+const BATCH_ENVELOPE = 80
+const BATCH_LIMIT = 1000
+
+function validMessage(m: unknown): boolean {
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return false
+  const o = m as Record<string, unknown>
+  const idOk = !('id' in o) || o.id === null || typeof o.id === 'string' || typeof o.id === 'number'
+  return o.jsonrpc === '2.0' && typeof o.method === 'string' && idOk && (o.params === undefined || o.params === null || Array.isArray(o.params))
+}
+
+function callCost(m: unknown): number {
+  if (!validMessage(m)) return BAD_REQUEST
+  const method = (m as { method: string }).method
+  return Object.hasOwn(METHODS, method) ? methodCost(method) : UNKNOWN_METHOD
+}
+
+/** The credits a body is charged once it is read (the request passed the key and network rules). */
+export function expectedCost(body: Buffer): number {
+  let json: unknown
+  try {
+    json = JSON.parse(body.toString('utf8'))
+  } catch {
+    return BAD_REQUEST
+  }
+  if (!Array.isArray(json)) return callCost(json)
+  if (json.length === 0 || json.length > BATCH_LIMIT) return BAD_REQUEST
+  return json.reduce((sum: number, m) => sum + callCost(m), BATCH_ENVELOPE)
+}
+
+/** Statuses documented for each kind of request (no scripted faults are in force). */
+export const DOCUMENTED_STATUSES: Record<string, readonly number[]> = {
+  rpc: [200, 400, 402, 413],
+  http: [204, 400, 401, 404, 405, 413],
+  control: [200, 201, 204, 400, 404, 413, 501],
+  raw: [400, 431],
+}
+
+const TEXT_BODIES = [
+  /^project id required in the url\n$/,
+  /^invalid project id\n$/,
+  /^no network is served at host "[^"]*"; hosts served: .*\n$/,
+  /^404 page not found\n$/,
+  /^request entity too large\n$/,
+]
+
+function isRpcResponse(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false
+  const o = v as Record<string, unknown>
+  if (o.jsonrpc !== '2.0' || !('id' in o)) return false
+  if ('result' in o) return !('error' in o)
+  const e = o.error as Record<string, unknown> | undefined
+  return typeof e === 'object' && e !== null && Number.isInteger(e.code) && typeof e.message === 'string'
+}
+
+/** What is wrong with an answer's body (undefined: nothing). */
+export function bodyProblem(kind: string, status: number, contentType: string | undefined, text: string): string | undefined {
+  if (/\n\s+at .+:\d+:\d+/.test(text) || text.includes('node_modules/')) return 'a stack trace on the wire'
+  if (status === 204 || (status === 200 && text === '')) return undefined
+  // Node's own refusal of malformed HTTP (a DELETE with a chunked body...): no body.
+  if (status === 400 && text === '' && contentType === undefined) return undefined
+  if (kind === 'control') {
+    if (status >= 400) {
+      let body: unknown
+      try {
+        body = JSON.parse(text)
+      } catch {
+        return `control ${status} is not JSON`
+      }
+      const message = (body as { error?: { message?: unknown } }).error?.message
+      return typeof message === 'string' ? undefined : 'control error not in {"error":{"message"}} shape'
+    }
+    return contentType?.startsWith('application/json') === true ? undefined : 'control answer is not JSON'
+  }
+  if (status === 405) return text === '' ? undefined : '405 with a body'
+  if (contentType?.startsWith('text/plain') === true) return TEXT_BODIES.some((re) => re.test(text)) ? undefined : `undocumented text body ${JSON.stringify(text.slice(0, 100))}`
+  if (contentType !== 'application/json') return `content type ${String(contentType)}`
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return 'JSON answer is not JSON'
+  }
+  if (status === 402 || status === 413) return undefined
+  const answers = Array.isArray(body) ? body : [body]
+  if (answers.length === 0) return 'empty batch answer'
+  return answers.every(isRpcResponse) ? undefined : `not JSON-RPC: ${text.slice(0, 200)}`
+}
