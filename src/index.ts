@@ -17,6 +17,9 @@ export { DEFAULT_SOCKET_LIMITS, CLOSE_DAILY_LIMIT, CLOSE_IDLE, CLOSE_SHUTDOWN } 
 export type { SocketLimits } from './gateway/sockets/limits.ts'
 export type { MessageOutcome, SocketSession, SocketSink } from './gateway/sockets/session.ts'
 export type { UpgradeAnswer } from './gateway/sockets/socketSide.ts'
+export { EVENT_PRICES, PENDING_WINDOW_MS } from './gateway/sockets/subscriptions.ts'
+export { SUBSCRIPTION_TYPES } from './rpc/subscriptions.ts'
+export type { SubscriptionType } from './rpc/subscriptions.ts'
 
 export { createGateway, DEFAULT_BATCH_LIMIT, defaultRpcBackend, silentLogger } from './gateway/gateway.ts'
 export type { Gateway, GatewayOptions, Logger, RpcBackend } from './gateway/gateway.ts'
@@ -57,8 +60,8 @@ export type {
   SnapshotInfo,
 } from './gateway/control/types.ts'
 export { ChainFeatureMissingError, ControlError, ControlInputError, ControlNotFoundError } from './gateway/controlError.ts'
-export { DEFAULT_FAULT_SEED, FAULT_KINDS, SERVER_ERROR_STATUSES, createPrng } from './gateway/faults.ts'
-export type { Fault, FaultInput, FaultKind } from './gateway/faults.ts'
+export { DEFAULT_FAULT_SEED, FAULT_KINDS, FAULT_TRANSPORTS, KIND_STAGES, SERVER_ERROR_STATUSES, createPrng } from './gateway/faults.ts'
+export type { Fault, FaultInput, FaultKind, FaultStage, FaultTransport } from './gateway/faults.ts'
 export { REQUEST_LOG_LIMIT } from './gateway/requestLog.ts'
 export type { LoggedCall, RequestLogEntry } from './gateway/requestLog.ts'
 export * from './gateway/errors.ts'

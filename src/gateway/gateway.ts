@@ -187,6 +187,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const pipeline = new RequestPipeline({ ...settings, ledger, faults, faultAnswers, log, filterScopes })
   const socketSide = createSocketSide({
     limits: socketLimits,
+    now: () => clock.now(),
     ledger,
     faults,
     logger,

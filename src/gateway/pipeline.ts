@@ -118,6 +118,8 @@ export class RequestPipeline {
       get filters() {
         return filterScopes.tableOf(key, network)
       },
+      // A WebSocket session's subscriptions (eth_subscribe); absent over HTTP.
+      ...(state.subscriptions ? { subscriptions: state.subscriptions } : {}),
       onInternalError: (err, req) => logger.error(`internal error in ${req.method}`, err),
     }
     try {

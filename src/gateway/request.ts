@@ -2,6 +2,7 @@
  * What the transport-free gateway core sees of an HTTP request, and the state its rules fill in.
  */
 import type { Chain } from '../chain/chain.ts'
+import type { SubscriptionHost } from '../rpc/subscriptions.ts'
 import type { KeySettings } from './config.ts'
 
 /** A raw HTTP request: any transport (Express, `node:http`, a test) can build one. */
@@ -49,6 +50,8 @@ export interface RequestState {
   secretVerified: boolean
   /** The path is the WebSocket endpoint `/ws/v3/<key>` (route rule). */
   websocket?: boolean
+  /** A WebSocket session's subscriptions, which its messages' eth_subscribe and eth_unsubscribe use. */
+  subscriptions?: SubscriptionHost
 }
 
 /** A rule on the HTTP request: passes (possibly filling in state) or throws a `GatewayError`. */

@@ -28,6 +28,9 @@ export const TEXT_CONTENT_TYPE = 'text/plain; charset=utf-8'
  * (ERRTABLE: "400 Bad request"), and an unknown method was answered 400 by the real service
  * (INFURA/infura#124). Everything else, including every batch, is 200.
  */
+/** The end of the service's unknown-method message (`The method x does not exist/is not available`). */
+const UNKNOWN_METHOD_SUFFIX = ' does not exist/is not available'
+
 const BAD_REQUEST_CODES: ReadonlySet<number> = new Set([
   ParseError.code,
   InvalidRequestError.code,
@@ -45,7 +48,12 @@ function withBody(status: number, contentType: string | undefined, body: string 
 export function jsonRpcStatus(payload: JsonRpcResponse | readonly JsonRpcResponse[]): number {
   if (Array.isArray(payload)) return 200
   const single = payload as JsonRpcResponse
-  return 'error' in single && BAD_REQUEST_CODES.has(single.error.code) ? 400 : 200
+  if (!('error' in single) || !BAD_REQUEST_CODES.has(single.error.code)) return 200
+  // -32601 from the node behind the service (`notifications not supported`, an unknown
+  // subscription name) is a 200, as geth answers it; only the service's own unknown-method
+  // refusal is a 400.
+  if (single.error.code === MethodNotFoundError.code && !single.error.message.endsWith(UNKNOWN_METHOD_SUFFIX)) return 200
+  return 400
 }
 
 /**

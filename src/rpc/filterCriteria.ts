@@ -6,6 +6,7 @@
 import { jsonText } from '../encoding/jsonText.ts'
 import type { FilterBlock, FilterCriteria } from '../chain/blocks/logs.ts'
 import type { BlockTag } from '../chain/blocks/types.ts'
+import { InvalidParamsError, ServerError } from './errors.ts'
 import { ArgumentError } from './params.ts'
 import type { Param } from './params.ts'
 import { decodeQuantity } from './validators.ts'
@@ -131,4 +132,25 @@ export const filterCriteria: Param<FilterCriteria> = {
     if (present('topics')) criteria.topics = topics(o.topics)
     return criteria
   },
+}
+
+/** geth's `rpc.BlockNumber` of a bound: numbers as they are, `earliest` 0, other tags negative. */
+function position(bound: FilterBlock | undefined): bigint | 'latest' | 'other' {
+  if (bound === undefined) return 'latest'
+  if (bound.kind === 'number') return bound.number
+  if (bound.tag === 'earliest') return 0n
+  return bound.tag === 'latest' ? 'latest' : 'other'
+}
+
+/**
+ * geth's `SubscribeLogs` rule for a range that follows the chain (eth_newFilter, eth_subscribe
+ * `logs`): latest to latest, a number to latest, or number to number in order; `pending` refused.
+ */
+export function checkSubscribableRange(criteria: FilterCriteria): void {
+  if (criteria.fromBlock?.kind === 'tag' && criteria.fromBlock.tag === 'pending') throw new ServerError('pending logs are not supported')
+  if (criteria.toBlock?.kind === 'tag' && criteria.toBlock.tag === 'pending') throw new ServerError('pending logs are not supported')
+  const from = position(criteria.fromBlock)
+  const to = position(criteria.toBlock)
+  const ok = (from === 'latest' && to === 'latest') || (typeof from === 'bigint' && (to === 'latest' || (typeof to === 'bigint' && to >= from)))
+  if (!ok) throw new InvalidParamsError('invalid block range params')
 }

@@ -2,6 +2,7 @@ import type { Chain } from '../chain/chain.ts'
 import type { FilterTable } from '../chain/filters/filterTable.ts'
 import { ExecutionBudget } from '../chain/vm/executionGuard.ts'
 import type { Param, ParsedParams } from './params.ts'
+import type { SubscriptionHost } from './subscriptions.ts'
 import type { JsonRpcRequest } from './types.ts'
 
 /** What a method handler may use: the network's chain, and the caller's filters on it. */
@@ -13,6 +14,8 @@ export interface RpcContext {
    * `filter not found`, and install nothing.
    */
   readonly filters?: FilterTable
+  /** The connection's subscriptions (a WebSocket session); absent over HTTP, where eth_subscribe is refused. */
+  readonly subscriptions?: SubscriptionHost
   /**
    * The time limit of eth_call and eth_estimateGas executions (ms, 0: none; default 5,000 as geth's
    * `--rpc.evmtimeout`) and how long one runs before letting other requests in (ms, 0: never;

@@ -47,7 +47,9 @@ import { eth_newFilter } from './methods/eth_newFilter.ts'
 import { eth_newPendingTransactionFilter } from './methods/eth_newPendingTransactionFilter.ts'
 import { eth_sendRawTransaction } from './methods/eth_sendRawTransaction.ts'
 import { eth_simulateV1 } from './methods/eth_simulateV1.ts'
+import { eth_subscribe } from './methods/eth_subscribe.ts'
 import { eth_syncing } from './methods/eth_syncing.ts'
+import { eth_unsubscribe } from './methods/eth_unsubscribe.ts'
 import { eth_uninstallFilter } from './methods/eth_uninstallFilter.ts'
 import { net_listening } from './methods/net_listening.ts'
 import { net_version } from './methods/net_version.ts'
@@ -85,6 +87,8 @@ const all = [
   eth_sendRawTransaction,
   eth_syncing,
   eth_simulateV1,
+  eth_subscribe,
+  eth_unsubscribe,
   web3_clientVersion,
   net_listening,
   debug_getRawBlock,

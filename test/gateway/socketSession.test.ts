@@ -35,13 +35,16 @@ function fakePort(limits: Partial<SocketLimits> = {}) {
     answers,
     gone,
     message: () => new Promise((resolve) => answers.push(resolve)),
+    event: () => ({ kind: 'send' }),
+    now: () => 0,
     ended: (session) => void gone.push(session),
     failed: () => {},
   }
   return port
 }
 
-const state = { request: { method: 'GET', host: 'h', path: '/ws/v3/k', headers: {}, body: '' }, secretVerified: false } as RequestState
+const chain = { events: { listen: () => () => {} } }
+const state = () => ({ request: { method: 'GET', host: 'h', path: '/ws/v3/k', headers: {}, body: '' }, secretVerified: false, network: { name: 'n', host: 'h', chain } }) as unknown as RequestState
 const settle = () => new Promise((r) => setImmediate(r))
 
 afterEach(() => {
@@ -52,7 +55,7 @@ describe('SocketSession', () => {
   it('stops reading at maxInFlight messages and reads again when answers go out', async () => {
     const sink = fakeSink()
     const port = fakePort({ maxInFlight: 2 })
-    const session = new SocketSession(1, state, sink, port)
+    const session = new SocketSession(1, state(), sink, port)
     session.receive('a')
     expect(sink.events).toEqual([])
     session.receive('b')
@@ -67,7 +70,7 @@ describe('SocketSession', () => {
 
   it('terminates a client that does not read instead of buffering past maxBufferedBytes', () => {
     const sink = fakeSink()
-    const session = new SocketSession(1, state, sink, fakePort({ maxBufferedBytes: 100 }))
+    const session = new SocketSession(1, state(), sink, fakePort({ maxBufferedBytes: 100 }))
     // One frame larger than the bound goes out when nothing waits (answers are bounded elsewhere).
     expect(session.send('x'.repeat(500))).toBe(true)
     sink.buffered = 60
@@ -82,7 +85,7 @@ describe('SocketSession', () => {
     vi.useFakeTimers()
     const sink = fakeSink()
     const port = fakePort({ idleMs: 1000 })
-    const session = new SocketSession(1, state, sink, port)
+    const session = new SocketSession(1, state(), sink, port)
     vi.advanceTimersByTime(900)
     session.receive('m')
     vi.advanceTimersByTime(900)
@@ -106,7 +109,7 @@ describe('SocketSession', () => {
     ] as [MessageOutcome, string[]][]) {
       const sink = fakeSink()
       const port = fakePort()
-      const session = new SocketSession(1, state, sink, port)
+      const session = new SocketSession(1, state(), sink, port)
       session.receive('m')
       port.answers.shift()!(outcome)
       await settle()
@@ -121,5 +124,33 @@ describe('SocketSession', () => {
     expect(parseSocketLimits()).toEqual(DEFAULT_SOCKET_LIMITS)
     expect(() => parseSocketLimits({ idleMs: 0 })).toThrow('sockets.idleMs must be an integer from 1 to 2147483647, got 0')
     expect(() => parseSocketLimits({ maxBufferedBytes: 1.5 })).toThrow('sockets.maxBufferedBytes')
+  })
+})
+
+describe('notifications', () => {
+  const note = (n: number) => ({ subscription: { id: '0x1', type: 'newHeads' as const }, credits: 50, frames: [`h${n}`] })
+
+  it('a stall holds them, in order, until ms pass; what it holds counts toward maxBufferedBytes', async () => {
+    vi.useFakeTimers()
+    const sink = fakeSink()
+    const port = fakePort({ maxBufferedBytes: 10 })
+    const outcomes: ('stall' | 'send')[] = ['stall']
+    const delivered: [string, boolean][] = []
+    port.event = (_s, n, held) => {
+      delivered.push([n.frames[0]!, held])
+      const kind = outcomes.shift() ?? 'send'
+      return kind === 'stall' ? { kind, ms: 100 } : { kind }
+    }
+    const session = new SocketSession(1, state(), sink, port)
+    session.notify(note(1))
+    session.notify(note(2))
+    expect(sink.events).toEqual([])
+    vi.advanceTimersByTime(100)
+    expect(sink.events).toEqual(['send h1', 'send h2'])
+    expect(delivered).toEqual([['h1', false], ['h1', true], ['h2', true]])
+    // Held past the bound: terminated.
+    outcomes.push('stall')
+    for (let i = 3; i < 10; i++) session.notify(note(i))
+    expect(sink.events.at(-1)).toBe('terminate')
   })
 })

@@ -51,11 +51,13 @@ export function createSnapshotControls(deps: Pick<ControlDeps, 'networks' | 'key
     async restore(id) {
       const s = snapshotOf(id)
       const restorers = [...s.chains].map(([name, state]) => [feature(networkNamed(networks, name), 'restore'), state] as const)
-      for (const [restore, state] of restorers) await restore(state)
+      // Credits, keys and log first: what the chains' restore sends to subscribers (removed logs,
+      // new heads) is charged and logged after it, as anything else that happens after it.
       ledger.restore(s.ledger)
       keys.clear()
       for (const [name, k] of s.keys) keys.set(name, k)
       log.truncate(s.info.logPosition)
+      for (const [restore, state] of restorers) await restore(state)
       return s.info
     },
 

@@ -1,15 +1,19 @@
 /**
  * The gateway's side of one WebSocket connection, transport-free: the key and network its
- * upgrade was accepted for, its messages in flight, its idle timer and its send buffer's bound.
+ * upgrade was accepted for, its messages in flight, its subscriptions (./subscriptions.ts) and
+ * their notifications (held while a `stall` fault lasts), its idle timer and its send buffer's bound.
  * The transport (src/http/webSocketServer.ts) hands it each message (`receive`) and tells it when
  * the connection is gone (`ended`); it answers through a `SocketSink` (frames out, close,
  * terminate). What a message does (rules, credits, faults, the calls, the request log) is the
- * gateway core's (`SessionPort.message`), the same path a POST takes.
+ * gateway core's (`SessionPort.message`), the same path a POST takes; what a notification costs,
+ * and whether a fault takes it, too (`SessionPort.event`).
  */
 import type { KeySettings } from '../config.ts'
 import type { Network, RequestState } from '../request.ts'
 import { CLOSE_DAILY_LIMIT, CLOSE_IDLE } from './limits.ts'
 import type { SocketLimits } from './limits.ts'
+import { SessionSubscriptions } from './subscriptions.ts'
+import type { Notification } from './subscriptions.ts'
 
 /** What the transport gives a session: one connection's outgoing side. */
 export interface SocketSink {
@@ -37,11 +41,28 @@ export type MessageOutcome =
   | { readonly kind: 'close'; readonly code: number; readonly reason: string }
   | { readonly kind: 'none' }
 
+/** What a notification comes to: sent (charged and logged), the daily limit, or a fault. */
+export type EventOutcome =
+  | { readonly kind: 'send' }
+  /** The key could not pay it: this final frame, then close 1008. */
+  | { readonly kind: 'sever'; readonly data: string }
+  | { readonly kind: 'drop' }
+  | { readonly kind: 'close'; readonly code: number; readonly reason: string }
+  /** Hold this and every later notification for `ms`, then send them in order. */
+  | { readonly kind: 'stall'; readonly ms: number }
+
 /** The gateway core, as a session sees it. */
 export interface SessionPort {
   readonly limits: SocketLimits
   /** One message through the gateway's path, its request log entry written. Never rejects. */
   message(session: SocketSession, data: Buffer | string): Promise<MessageOutcome>
+  /**
+   * A notification about to be sent: a fault (unless it was held by one: `held`), the charge and
+   * its log entry. Synchronous, so charges keep the order of the chain's events.
+   */
+  event(session: SocketSession, notification: Notification, held: boolean): EventOutcome
+  /** The gateway's clock, in ms. */
+  now(): number
   /** The connection is over: forget the session. */
   ended(session: SocketSession): void
   /** The session's own failure (a bug): logged; the connection is terminated. */
@@ -55,6 +76,8 @@ export class SocketSession {
   readonly connection: number
   /** The accepted upgrade's rule state (key, network, secret checked): the call rules read it. */
   readonly state: RequestState
+  /** Its eth_subscribe subscriptions, on its network's chain. */
+  readonly subscriptions: SessionSubscriptions
   readonly #port: SessionPort
   readonly #sink: SocketSink
   readonly #limits: SocketLimits
@@ -63,6 +86,10 @@ export class SocketSession {
   #inFlight = 0
   #paused = false
   #idle: NodeJS.Timeout | undefined
+  /** Notifications held by a stall, and their bytes; undefined when none is in force. */
+  #held: Notification[] | undefined
+  #heldBytes = 0
+  #stall: NodeJS.Timeout | undefined
 
   constructor(connection: number, state: RequestState, sink: SocketSink, port: SessionPort) {
     this.connection = connection
@@ -70,6 +97,14 @@ export class SocketSession {
     this.#sink = sink
     this.#port = port
     this.#limits = port.limits
+    this.subscriptions = new SessionSubscriptions({
+      chain: state.network!.chain,
+      maxSubscriptions: port.limits.maxSubscriptions,
+      now: () => port.now(),
+      notify: (notification) => this.notify(notification),
+      onError: (err) => port.failed(err),
+    })
+    state.subscriptions = this.subscriptions
     this.#touch()
   }
 
@@ -149,6 +184,60 @@ export class SocketSession {
     return true
   }
 
+  /** A subscription's notifications for one event: sent unless a fault or the daily limit stops them, held while stalled. */
+  notify(notification: Notification): void {
+    if (this.#phase !== 'open') return
+    if (this.#held) this.#hold(notification)
+    else this.#deliver(notification, false)
+  }
+
+  #deliver(notification: Notification, held: boolean): void {
+    const outcome = this.#port.event(this, notification, held)
+    switch (outcome.kind) {
+      case 'send':
+        for (const frame of notification.frames) if (!this.send(frame)) return
+        return
+      case 'sever':
+        this.sever(outcome.data)
+        return
+      case 'drop':
+        this.terminate()
+        return
+      case 'close':
+        this.close(outcome.code, outcome.reason)
+        return
+      case 'stall':
+        this.#held = []
+        this.#hold(notification)
+        this.#stall = setTimeout(() => this.#release(), outcome.ms)
+        this.#stall.unref()
+        return
+    }
+  }
+
+  /** Held notifications count toward the send buffer's bound: past it, the connection is terminated. */
+  #hold(notification: Notification): void {
+    const bytes = notification.frames.reduce((sum, f) => sum + Buffer.byteLength(f), 0)
+    if (this.#sink.bufferedBytes + this.#heldBytes + bytes > this.#limits.maxBufferedBytes) {
+      this.terminate()
+      return
+    }
+    this.#held!.push(notification)
+    this.#heldBytes += bytes
+  }
+
+  /** The stall is over: what it held goes out in order (charged now, no fault tried again). */
+  #release(): void {
+    const held = this.#held ?? []
+    this.#held = undefined
+    this.#heldBytes = 0
+    this.#stall = undefined
+    for (const notification of held) {
+      if (this.#phase !== 'open') return
+      this.#deliver(notification, true)
+    }
+  }
+
   /** The daily limit: a final frame (the 402 body), then close 1008. */
   sever(finalFrame: string): void {
     if (this.send(finalFrame)) this.close(CLOSE_DAILY_LIMIT.code, CLOSE_DAILY_LIMIT.reason)
@@ -189,8 +278,14 @@ export class SocketSession {
     }
   }
 
+  /** The connection is closing: timers stop, subscriptions end, held notifications are dropped. */
   #stopTimers(): void {
     if (this.#idle !== undefined) clearTimeout(this.#idle)
     this.#idle = undefined
+    if (this.#stall !== undefined) clearTimeout(this.#stall)
+    this.#stall = undefined
+    this.#held = undefined
+    this.#heldBytes = 0
+    this.subscriptions.close()
   }
 }

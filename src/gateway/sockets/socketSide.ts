@@ -2,11 +2,11 @@
  * The gateway's WebSocket side: an upgrade judged by the same rules as a POST, then sessions
  * whose messages take the POST's path through the core (`SocketSideDeps.answerBody`), answered
  * as frames. Refusals and faults become what a socket can carry: error frames under each call's
- * id, a severed connection at the daily limit, a close or a terminated connection.
+ * id, a severed connection at the daily limit, a close or a terminated connection. A session's
+ * notifications are charged here (`event`), after the faults that may take them, and logged.
  */
-import type { Fault } from '../faults.ts'
 import type { CreditLedger } from '../credits.ts'
-import type { FaultBook } from '../faults.ts'
+import type { Fault, FaultBook } from '../faults.ts'
 import { DailyCreditsExceededError, GatewayError, ThroughputExceededError } from '../errors.ts'
 import type { GatewayRequest, RequestState } from '../request.ts'
 import { header } from '../request.ts'
@@ -20,7 +20,8 @@ import { checkHandshake } from './handshake.ts'
 import { CLOSE_SHUTDOWN } from './limits.ts'
 import type { SocketLimits } from './limits.ts'
 import { SocketSession } from './session.ts'
-import type { MessageOutcome, SessionPort, SocketSink } from './session.ts'
+import type { EventOutcome, MessageOutcome, SessionPort, SocketSink } from './session.ts'
+import type { Notification } from './subscriptions.ts'
 
 /** What the core's body path comes to (`answerBody`). */
 export interface Answered {
@@ -44,6 +45,8 @@ export interface SocketSideDeps {
   readonly ledger: CreditLedger
   readonly faults: FaultBook
   readonly logger: { error(message: string, err?: unknown): void }
+  /** The gateway's clock, in ms. */
+  now(): number
   newDraft(socket: SocketLogInfo): LogDraft
   record(draft: LogDraft, keyParent: number): void
   /** The request rules in order (route, host, key, secret, network, origin and user-agent allowlists). */
@@ -110,8 +113,43 @@ export function createSocketSide(deps: SocketSideDeps): SocketSide {
     return { outcome: { kind: 'send', data: response.body === '' ? undefined : response.body }, status: response.status }
   }
 
+  /** A notification: a fault (unless a stall held it), the charge, the log entry. */
+  function event(session: SocketSession, notification: Notification, held: boolean): EventOutcome {
+    const draft = deps.newDraft({ connection: session.connection, stage: 'event', subscription: notification.subscription })
+    draft.key = loggedText(session.state.apiKey!)
+    draft.network = session.network.name
+    draft.calls = notification.frames.map((_, i) => ({ method: 'eth_subscription', credits: i === 0 ? notification.credits : 0, outcome: null }))
+    if (held) draft.fault = 'stall'
+    const fault = held ? undefined : deps.faults.fire({ network: session.network.name, key: session.key.key, methods: ['eth_subscription'], stage: 'event' })
+    let outcome: EventOutcome
+    if (fault?.kind === 'stall') {
+      // Logged when the stall releases it.
+      return { kind: 'stall', ms: fault.ms! }
+    } else if (fault) {
+      draft.fault = fault.kind
+      outcome = fault.kind === 'close' ? { kind: 'close', code: fault.code!, reason: fault.reason ?? '' } : { kind: 'drop' }
+    } else {
+      try {
+        deps.ledger.chargeEvent(session.key, notification.credits)
+        draft.credits = notification.credits
+        draft.calls = draft.calls.map((c) => ({ ...c, outcome: 'ok' }))
+        draft.status = 200
+        outcome = { kind: 'send' }
+      } catch (err) {
+        if (!(err instanceof DailyCreditsExceededError)) throw err
+        severKey(session)
+        draft.status = 402
+        outcome = { kind: 'sever', data: SEVERED_FRAME }
+      }
+    }
+    deps.record(draft, session.state.request.path.length)
+    return outcome
+  }
+
   const port: SessionPort = {
     limits: deps.limits,
+    event,
+    now: () => deps.now(),
     async message(session, data) {
       const draft = deps.newDraft({ connection: session.connection, stage: 'message', subscription: null })
       draft.key = loggedText(session.state.apiKey!)
