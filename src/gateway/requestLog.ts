@@ -23,11 +23,11 @@ export const LOGGED_TEXT_MAX = 128
 
 /**
  * Upper estimates of what an entry holds in V8's heap, in bytes (measured: an entry of a single
- * call weighs about 250 bytes, each further call of a batch about 90 plus its method's characters;
- * see test/gateway/requestLog.test.ts). Strings are counted at one byte a character plus a header;
+ * call weighs about 250 bytes, its transport and socket fields included, each further call of a
+ * batch about 90 plus its method's characters; see test/gateway/requestLog.test.ts). Strings are counted at one byte a character plus a header;
  * a two-byte string is cut to the same length, so at most twice that.
  */
-const ENTRY_BYTES = 400
+const ENTRY_BYTES = 440
 const CALL_BYTES = 120
 /** A WebSocket entry's `socket` object (and its subscription id, 34 characters at most). */
 const SOCKET_BYTES = 250
