@@ -26,11 +26,13 @@ import { coldStart, median } from './coldStart.ts'
 import { BENCH_FIXTURE, BENCH_NETWORK, ROOT, benchFixtureExists, buildBenchFixture, readFixtureBlocks, readFixtureIndex, readGenesis } from './fixture.ts'
 import type { FromServer, ToServer } from './gatewayServer.ts'
 import { runLoad } from './load.ts'
+import { newHeadsRows } from './newHeads.ts'
+import { localhostLookup } from '../src/http/client.ts'
 import type { LoadResult } from './load.ts'
 import type { Endpoint, TrackedChild } from './processes.ts'
-import { LOOPBACK, closeControlConnections, freePort, residentMemory, spawnTracked, stopAll } from './processes.ts'
+import { LOOPBACK, closeControlConnections, freePort, post, residentMemory, spawnTracked, stopAll } from './processes.ts'
 import { formatTable } from './report.ts'
-import type { ColdStartRow, MemoryRow, ReferenceRow, Row, ServerStats, Target, ThroughputRow } from './report.ts'
+import type { ColdStartRow, LatencyRow, MemoryRow, ReferenceRow, Row, ServerStats, Target, ThroughputRow } from './report.ts'
 import { RpcClient } from './rpc.ts'
 import type { Mismatch, Verification } from './verify.ts'
 import { LOG_FIELDS, RECEIPT_FIELDS, TX_FIELDS, balanceSlot, diffFields, verifyAgreement } from './verify.ts'
@@ -46,6 +48,7 @@ Options:
   --rounds <n>        rounds per row; each round runs gateway-double then Anvil (default 3)
   --warmup <s>        seconds of warm-up per server and row, not measured (default 0.5)
   --cold-runs <n>     cold starts per server, the median is reported (default 3)
+  --newheads-blocks <n>  blocks mined per newHeads latency row (default 20, after 3 unmeasured)
   --json <file>       also write the results as JSON
   --rebuild           rebuild fixtures/bench from its source first
   -h, --help          print this help
@@ -64,6 +67,7 @@ interface Options {
   rounds: number
   warmupMs: number
   coldRuns: number
+  newHeadsBlocks: number
   json: string | undefined
   rebuild: boolean
 }
@@ -79,6 +83,7 @@ function parseOptions(argv: string[]): Options | undefined {
       rounds: { type: 'string' },
       warmup: { type: 'string' },
       'cold-runs': { type: 'string' },
+      'newheads-blocks': { type: 'string' },
       json: { type: 'string' },
       rebuild: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -102,6 +107,7 @@ function parseOptions(argv: string[]): Options | undefined {
     rounds: num(values.rounds, 'rounds', 3, { integer: true, min: 1, max: 100 }),
     warmupMs: num(values.warmup, 'warmup', 0.5, { min: 0, max: 60 }) * 1000,
     coldRuns: num(values['cold-runs'], 'cold-runs', 3, { integer: true, min: 0, max: 50 }),
+    newHeadsBlocks: num(values['newheads-blocks'], 'newheads-blocks', 20, { integer: true, min: 0, max: 10_000 }),
     json: values.json === undefined ? undefined : resolve(process.env.INIT_CWD ?? process.cwd(), values.json),
     rebuild: values.rebuild ?? false,
   }
@@ -136,8 +142,8 @@ class GatewayChild {
     readonly loadMs: number,
   ) {}
 
-  static async start(configPath: string, timeoutMs = 180_000): Promise<GatewayChild> {
-    const child = spawnTracked(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/gatewayServer.ts'), configPath], {
+  static async start(configPath: string, options: object = {}, timeoutMs = 180_000): Promise<GatewayChild> {
+    const child = spawnTracked(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/gatewayServer.ts'), configPath, JSON.stringify(options)], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     })
@@ -271,7 +277,8 @@ async function main(argv: string[]): Promise<number> {
     const genesisPath = join(BENCH_FIXTURE, 'genesis.json')
     log(`starting gateway-double (bench fixture) and ${anvilVersion()} on 127.0.0.1...`)
     const anvilProcess = spawnAnvil(anvilChainArgs(anvilPort, genesisPath, BigInt(genesis.gasLimit)))
-    const gdChild = await GatewayChild.start(configPath)
+    // The control routes (under /_double/, off the measured lane) mine the newHeads rows' blocks.
+    const gdChild = await GatewayChild.start(configPath, { control: true })
     const gdEndpoint: Endpoint = { name: 'gateway-double', port: gdChild.port, path: `/v3/${BENCH_KEY}`, host: `${BENCH_NETWORK}-mainnet.localhost` }
     const anvilEp = anvilEndpoint(anvilPort)
     const gd = new RpcClient(gdEndpoint, (method, status) => tally.add(method, status))
@@ -431,6 +438,35 @@ async function main(argv: string[]): Promise<number> {
       exact: ledgerSpent === tally.spent,
       dayRolledOver: utcDay !== dayBefore,
     }
+
+    // 5b. newHeads latency, after the ledger was read (the subscriptions' credits are not in the tally).
+    const latencyRows: LatencyRow[] = []
+    if (opts.newHeadsBlocks > 0) {
+      log(`newHeads latency (${opts.newHeadsBlocks} blocks per row, after 3 unmeasured)...`)
+      const control: Endpoint = { name: 'gateway-double control', port: gdChild.port, path: `/_double/networks/${BENCH_NETWORK}/mine`, host: `${LOOPBACK}:${gdChild.port}` }
+      const blockTimes = new Map<number, number>()
+      gdChild.process.child.on('message', (m: FromServer) => {
+        if (m.type === 'block') blockTimes.set(m.number, m.at)
+      })
+      const watching = new Promise<void>((resolveWatching) => gdChild.process.child.on('message', (m: FromServer) => m.type === 'watching' && resolveWatching()))
+      gdChild.process.child.send({ type: 'watchBlocks', network: BENCH_NETWORK } satisfies ToServer)
+      await watching
+      latencyRows.push(
+        ...(await newHeadsRows({
+          gatewayDouble: { port: gdChild.port, network: BENCH_NETWORK, key: BENCH_KEY, blockTimes },
+          anvil: { port: anvilPort, mine: async () => void (await anvil.call('evm_mine')) },
+          mineGatewayDouble: async () => {
+            const answer = await post(control, '')
+            if (answer.status !== 200) throw new Error(`gateway-double mine: HTTP ${answer.status}: ${answer.body.slice(0, 200)}`)
+          },
+          subscribers: [1, 100],
+          blocks: opts.newHeadsBlocks,
+          warmup: 3,
+          lookup: localhostLookup,
+          log,
+        })),
+      )
+    }
     await Promise.all([gdChild.process.stop(), anvilProcess.stop()])
     closeControlConnections()
 
@@ -504,7 +540,7 @@ async function main(argv: string[]): Promise<number> {
     }
 
     // 7. The table.
-    const allRows: Row[] = [...rows, referenceRow, ...coldRows, memoryRow]
+    const allRows: Row[] = [...rows, referenceRow, ...latencyRows, ...coldRows, memoryRow]
     const environment = {
       date: startedAt.toISOString(),
       node: process.version,
@@ -532,7 +568,14 @@ async function main(argv: string[]): Promise<number> {
           `it took ${Math.round(primeMs.defaultFixtures)} ms (default fixtures)${primeMs.executionApis === undefined ? '' : `, ${Math.round(primeMs.executionApis)} ms (execution-apis chain)`}`,
       )
     }
-    out.push(`gd/Anvil: throughput ratio (higher is better) for the calls, time ratio for cold start, memory ratio for RSS. "!" marks a server that gave errors.`)
+    out.push(`gd/Anvil: throughput ratio (higher is better) for the calls, time ratio for cold start and newHeads p50 (lower is better), memory ratio for RSS. "!" marks a server that gave errors.`)
+    if (latencyRows.length > 0) {
+      out.push(`newHeads: from the mine request (gateway-double's control route, Anvil's evm_mine) to each subscriber's notification; the last subscriber's median: ${latencyRows.map((r) => `${r.id} gateway-double ${r.gatewayDouble.lastP50Ms.toFixed(2)} ms, Anvil ${r.anvil.lastP50Ms.toFixed(2)} ms`).join('; ')}`)
+      const delivery = latencyRows.filter((r) => r.gatewayDouble.fromBlock !== undefined)
+      if (delivery.length > 0) {
+        out.push(`newHeads delivery in gateway-double, from the block's chain event to each notification (no mining): ${delivery.map((r) => `${r.id} p50 ${r.gatewayDouble.fromBlock!.p50Ms.toFixed(2)} ms, p99 ${r.gatewayDouble.fromBlock!.p99Ms.toFixed(2)} ms`).join('; ')}`)
+      }
+    }
     out.push(
       `chain agreement: ${verification.mismatches.length === 0 ? 'receipts, token storage, balances and nonces identical' : `${verification.mismatches.length} MISMATCHES (above)`}; ` +
         `block hashes ${verification.blockHashesMatch ? 'identical' : 'differ (mixHash/extraData: see above)'}`,

@@ -6,17 +6,20 @@
  */
 import { startServer } from '../src/http/server.ts'
 
-export type ToServer = { type: 'balance'; key: string }
+export type ToServer = { type: 'balance'; key: string } | { type: 'watchBlocks'; network: string }
 export type FromServer =
   | { type: 'ready'; port: number; loadMs: number }
   | { type: 'balance'; key: string; balance: number | undefined; utcDay: number }
+  | { type: 'watching' }
+  /** A block joined the watched network's chain, at `at` (performance.timeOrigin + now()). */
+  | { type: 'block'; number: number; at: number }
   | { type: 'failed'; message: string }
 
 const send = (message: FromServer) => process.send?.(message)
 
 const configPath = process.argv[2]
-/** Further `startServer` options as JSON (the robustness bench sets the execution limits). */
-const extra = JSON.parse(process.argv[3] ?? '{}') as { evmTimeoutMs?: number; evmSliceMs?: number }
+/** Further `startServer` options as JSON (the robustness bench sets the execution limits; the main bench turns control on to mine). */
+const extra = JSON.parse(process.argv[3] ?? '{}') as { evmTimeoutMs?: number; evmSliceMs?: number; control?: boolean }
 if (configPath === undefined || process.send === undefined) {
   console.error('usage (from the bench, with an IPC channel): node --import tsx bench/gatewayServer.ts <config.json>')
   process.exit(2)
@@ -29,6 +32,14 @@ try {
   process.on('message', (message: ToServer) => {
     if (message.type === 'balance') {
       send({ type: 'balance', key: message.key, balance: server.gateway.balance(message.key), utcDay: Math.floor(Date.now() / 86_400_000) })
+    }
+    if (message.type === 'watchBlocks') {
+      // Told before the subscribers hear of the block: the first listener, added before any socket's.
+      server.gateway.networks.get(message.network)?.chain.events.listen((event) => {
+        const at = performance.timeOrigin + performance.now()
+        if (event.type === 'blockAdded') send({ type: 'block', number: Number(event.record.number), at })
+      })
+      send({ type: 'watching' })
     }
   })
   const stop = () => void server.close().finally(() => process.exit(0))

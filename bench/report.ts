@@ -71,7 +71,18 @@ export interface ReferenceRow {
   stats: ServerStats
 }
 
-export type Row = ThroughputRow | ColdStartRow | MemoryRow | ReferenceRow
+/** A latency measured on both servers (newHeads notifications): p50/p99 over every sample. */
+export interface LatencyRow {
+  kind: 'latency'
+  id: string
+  label: string
+  gatewayDouble: { samples: number; p50Ms: number; p99Ms: number; lastP50Ms: number; fromBlock?: { p50Ms: number; p99Ms: number } }
+  anvil: { samples: number; p50Ms: number; p99Ms: number; lastP50Ms: number }
+  /** gateway-double p50 ÷ Anvil p50 (a time: lower is better). */
+  ratio: number
+}
+
+export type Row = ThroughputRow | ColdStartRow | MemoryRow | ReferenceRow | LatencyRow
 
 const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-')
 const ms = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : n < 10 ? `${n.toFixed(2)} ms` : n < 100 ? `${n.toFixed(1)} ms` : `${Math.round(n).toLocaleString('en-US')} ms`)
@@ -100,6 +111,8 @@ export function formatTable(rows: readonly Row[]): string {
       ])
     } else if (r.kind === 'cold-start') {
       lines.push([r.label, ms(r.gatewayDoubleMs), '', '', r.anvilMs === undefined ? (r.note ?? '-') : ms(r.anvilMs), '', '', ratio(r.ratio), r.target?.text ?? '', verdict(r.met)])
+    } else if (r.kind === 'latency') {
+      lines.push([r.label, `${int(r.gatewayDouble.samples)} notif.`, ms(r.gatewayDouble.p50Ms), ms(r.gatewayDouble.p99Ms), `${int(r.anvil.samples)} notif.`, ms(r.anvil.p50Ms), ms(r.anvil.p99Ms), ratio(r.ratio), '', ''])
     } else if (r.kind === 'reference') {
       lines.push([r.label, `${int(r.stats.reqPerSec)} req/s`, ms(r.stats.p50Ms), ms(r.stats.p99Ms), '', '', '', '', '', ''])
     } else {

@@ -2,10 +2,10 @@
  * docs/websocket.md's examples, run as a user copies them: each TypeScript block followed by a
  * `text` block is run in its own process (tsx) against a server on the default fixtures (its port
  * in place of 8545, `gateway-double` as this repository's entry point) and must print that text.
+ * The files are written under node_modules/.cache, so `viem` and `ethers` resolve as in a project.
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -26,7 +26,9 @@ describe('docs/websocket.md', () => {
   let dir: string
   beforeAll(async () => {
     server = await startServer({ port: 0 })
-    dir = mkdtempSync(join(tmpdir(), 'gd-ws-docs-'))
+    const cache = fileURLToPath(new URL('../../node_modules/.cache', import.meta.url))
+    mkdirSync(cache, { recursive: true })
+    dir = mkdtempSync(join(cache, 'gd-ws-docs-'))
   })
   afterAll(async () => {
     await server?.close()
