@@ -165,6 +165,8 @@ export function startBanner(server: RunningServer): string {
     if (byPort) out.push(`  cast block-number --rpc-url ${byPort.portUrl}`)
     out.push('')
   }
+  const ws = first?.wsUrl
+  if (ws !== undefined) out.push(`WebSocket: ${ws} (each network's URL with /ws/v3/; see docs/websocket.md)`, '')
   if (server.controlUrl !== undefined) out.push(`Control endpoint: ${server.controlUrl}/ (see docs/controls-and-faults.md)`, '')
   out.push('From Node (viem, ethers): see "Reaching a network from Node" in the README.', 'Press Ctrl+C to stop.')
   return `${out.join('\n')}\n`

@@ -86,6 +86,8 @@ export interface ServedNetwork {
   readonly port: number | undefined
   /** `http://127.0.0.1:<its own port>/v3/<key>`, or undefined (no port of its own, or no key). */
   readonly portUrl: string | undefined
+  /** `ws://127.0.0.1:<its own port>/ws/v3/<key>`: its WebSocket endpoint there, no name to resolve. */
+  readonly portWsUrl: string | undefined
   /** Its contracts' addresses by name, as its fixture's accounts.json names them (a source's as built). */
   readonly contracts: Readonly<Record<string, string>>
 }
@@ -104,6 +106,8 @@ export interface RunningServer {
   readonly wsUrls: Readonly<Record<string, string>>
   /** `portUrl` of each network with a port of its own that some key can use, by name. */
   readonly portUrls: Readonly<Record<string, string>>
+  /** `portWsUrl` of each network with a port of its own that some key can use, by name. */
+  readonly portWsUrls: Readonly<Record<string, string>>
   /** The first key of the config (the dev key of the default config). */
   readonly devKey: string | undefined
   readonly gateway: Gateway
@@ -214,14 +218,17 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   const served = [...gateway.networks.keys()]
   const configured = Object.fromEntries(Object.entries(config.networks).filter(([name]) => served.includes(name)).map(([name, n]) => [name, n.port]))
   const ownPorts = assignNetworkPorts(served, opts.networkPorts, configured)
+  // WebSockets on every port: on the shared one the Host names the network, as the hosted
+  // service's; on a network's own port it is that network.
+  const webSockets = createWebSocketTransport(gateway)
   const server = await listen(opts.port ?? DEFAULT_PORT)
-  // WebSockets on the shared port (their Host names the network, as the hosted service's).
-  const webSockets = createWebSocketTransport(server, gateway)
-  server.on('upgrade', webSockets.onUpgrade)
+  webSockets.attach(server)
   const lanes = new Map<string, Server>()
   for (const [name, ownPort] of ownPorts) {
     try {
-      lanes.set(name, await listen(ownPort, name))
+      const lane = await listen(ownPort, name)
+      webSockets.attach(lane, { network: name })
+      lanes.set(name, lane)
     } catch (err) {
       await Promise.all([server, ...lanes.values()].map(closeServer))
       await webSockets.close()
@@ -249,6 +256,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       contracts: n.chain.contracts ?? {},
       port: ownPort,
       portUrl: key === undefined || ownPort === undefined ? undefined : `${connectOrigin(ownPort)}/v3/${key}`,
+      portWsUrl: key === undefined || ownPort === undefined ? undefined : `${connectOrigin(ownPort).replace(/^http:/, 'ws:')}/ws/v3/${key}`,
     }
   })
   /** `<host>:<port>/v3/<key>` of a network served now. */
@@ -269,6 +277,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     urls: Object.fromEntries(networks.filter((n) => n.url !== undefined).map((n) => [n.name, n.url!])),
     wsUrls: Object.fromEntries(networks.filter((n) => n.wsUrl !== undefined).map((n) => [n.name, n.wsUrl!])),
     portUrls: Object.fromEntries(networks.filter((n) => n.portUrl !== undefined).map((n) => [n.name, n.portUrl!])),
+    portWsUrls: Object.fromEntries(networks.filter((n) => n.portWsUrl !== undefined).map((n) => [n.name, n.portWsUrl!])),
     devKey: gateway.keys[0]?.key,
     gateway,
     control: gateway.control,

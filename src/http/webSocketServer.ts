@@ -23,8 +23,11 @@ import { isWebSocketUpgrade } from '../gateway/sockets/handshake.ts'
 import type { SocketSink } from '../gateway/sockets/session.ts'
 
 export interface WebSocketTransport {
-  /** The `upgrade` listener of the HTTP server. */
-  readonly onUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void
+  /**
+   * Serves WebSocket upgrades on `server` (its `upgrade` event). `network`: the one network the
+   * server's port serves whatever the Host (per-network ports, ./networkPorts.ts).
+   */
+  attach(server: Server, options?: { network?: string }): void
   /** Connections open now. */
   readonly connections: number
   /**
@@ -82,7 +85,7 @@ function sinkOf(ws: WebSocket): SocketSink {
   }
 }
 
-export function createWebSocketTransport(server: Server, gateway: Gateway): WebSocketTransport {
+export function createWebSocketTransport(gateway: Gateway): WebSocketTransport {
   const limits = gateway.socketLimits
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false })
   const alive = new WeakMap<WebSocket, boolean>()
@@ -110,7 +113,7 @@ export function createWebSocketTransport(server: Server, gateway: Gateway): WebS
     ws.on('close', () => session.ended())
   }
 
-  function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  function onUpgrade(server: Server, network: string | undefined, req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (!isWebSocketUpgrade(req.headers)) {
       asPlainRequest(server, req, socket, head)
       return
@@ -123,6 +126,7 @@ export function createWebSocketTransport(server: Server, gateway: Gateway): WebS
       path: req.url ?? '/',
       headers: req.headers,
       body: '',
+      network,
       get signal() {
         if (!gone) {
           const controller = (gone = new AbortController())
@@ -143,7 +147,9 @@ export function createWebSocketTransport(server: Server, gateway: Gateway): WebS
   }
 
   return {
-    onUpgrade,
+    attach(server, options = {}) {
+      server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => onUpgrade(server, options.network, req, socket, head))
+    },
     get connections() {
       return wss.clients.size
     },

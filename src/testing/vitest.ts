@@ -37,6 +37,8 @@ export interface GatewayDoubleContext {
   readonly devKey: string | undefined
   /** Each network's URL with the first key enabled for it: `http://<name>-mainnet.localhost:<port>/v3/<key>`. */
   readonly urls: Readonly<Record<string, string>>
+  /** Each network's WebSocket URL with the same key: `ws://<name>-mainnet.localhost:<port>/ws/v3/<key>`. */
+  readonly wsUrls: Readonly<Record<string, string>>
   readonly networks: readonly {
     name: string
     chainId: string
@@ -45,11 +47,15 @@ export interface GatewayDoubleContext {
     key: string | undefined
     /** `http://127.0.0.1:<its own port>/v3/<key>` with `networkPorts`, else undefined. */
     portUrl: string | undefined
+    /** `ws://127.0.0.1:<its own port>/ws/v3/<key>` with `networkPorts`, else undefined. */
+    portWsUrl: string | undefined
     /** Its contracts' addresses by name (its fixture's accounts.json; a source's as built). */
     contracts: Readonly<Record<string, string>>
   }[]
   /** `portUrl` of each network that has one, by name (`networkPorts`; empty without). */
   readonly portUrls: Readonly<Record<string, string>>
+  /** `portWsUrl` of each network that has one, by name. */
+  readonly portWsUrls: Readonly<Record<string, string>>
   /** Per-worker forks made at start, by source network, then by `VITEST_POOL_ID`. */
   readonly isolated: Readonly<Record<string, Readonly<Record<string, { name: string; url: string }>>>>
   /** Why `isolated` is empty although `isolate` asked for networks (no control API). */
@@ -150,6 +156,7 @@ export async function describeServer(server: RunningServer, isolate: readonly st
     port: server.port,
     devKey: server.devKey,
     urls: server.urls,
+    wsUrls: server.wsUrls,
     networks: server.networks.map((n) => ({
       name: n.name,
       chainId: n.chainId.toString(),
@@ -157,9 +164,11 @@ export async function describeServer(server: RunningServer, isolate: readonly st
       url: n.url,
       key: n.key,
       portUrl: n.portUrl,
+      portWsUrl: n.portWsUrl,
       contracts: n.contracts,
     })),
     portUrls: server.portUrls,
+    portWsUrls: server.portWsUrls,
     ...(await forkPerWorker(server, isolate, workers)),
   }
 }

@@ -1,7 +1,8 @@
 /**
  * docs/websocket.md's examples, run as a user copies them: each TypeScript block followed by a
  * `text` block is run in its own process (tsx) against a server on the default fixtures (its port
- * in place of 8545, `gateway-double` as this repository's entry point) and must print that text.
+ * in place of 8545, the networks' own ports in place of 9545-9547, `gateway-double` as this
+ * repository's entry point) and must print that text.
  * The files are written under node_modules/.cache, so `viem` and `ethers` resolve as in a project.
  */
 import { execFile } from 'node:child_process'
@@ -25,7 +26,8 @@ describe('docs/websocket.md', () => {
   let server: RunningServer
   let dir: string
   beforeAll(async () => {
-    server = await startServer({ port: 0 })
+    // The page's own ports (9545-9547) are the networks' ports here, chosen free.
+    server = await startServer({ port: 0, networkPorts: 0 })
     const cache = fileURLToPath(new URL('../../node_modules/.cache', import.meta.url))
     mkdirSync(cache, { recursive: true })
     dir = mkdtempSync(join(cache, 'gd-ws-docs-'))
@@ -41,7 +43,9 @@ describe('docs/websocket.md', () => {
 
   it.each(examples(PAGE).map((e, i) => [i + 1, e] as const))('example %i prints what the page shows', async (i, { code, output }) => {
     const file = join(dir, `example-${i}.mts`)
-    writeFileSync(file, code.replaceAll(':8545', `:${server.port}`).replaceAll("from 'gateway-double'", `from ${JSON.stringify(ENTRY)}`))
+    let text = code.replaceAll(':8545', `:${server.port}`).replaceAll("from 'gateway-double'", `from ${JSON.stringify(ENTRY)}`)
+    server.networks.forEach((n, j) => (text = text.replaceAll(`:${9545 + j}/`, `:${n.port}/`)))
+    writeFileSync(file, text)
     const stdout = await new Promise<string>((resolve, reject) =>
       execFile(TSX, [file], { timeout: 60_000 }, (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(out))),
     )

@@ -61,6 +61,7 @@ describe('start banner', () => {
       expect(banner).toMatch(new RegExp(`polygon +137 +7 \\(0x7\\) +http://polygon-mainnet\\.localhost:${p}/v3/${DEV_KEY}`))
       expect(banner).toMatch(new RegExp(`base +8453 +3 \\(0x3\\) +http://base-mainnet\\.localhost:${p}/v3/${DEV_KEY}`))
       expect(banner).toContain(`Dev key: ${DEV_KEY}`)
+      expect(banner).toContain(`WebSocket: ws://ethereum-mainnet.localhost:${p}/ws/v3/${DEV_KEY}`)
       expect(banner).toContain(
         `curl -s http://127.0.0.1:${p}/v3/${DEV_KEY} -H 'Host: ethereum-mainnet.localhost' -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'`,
       )

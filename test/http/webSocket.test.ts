@@ -99,6 +99,29 @@ describe('the upgrade', () => {
     expect(server.control.requestLog().filter((e) => e.transport === 'ws').map((e) => e.status)).toEqual([401, 401, 401, 404, 401, 403, 401, 403, 403, 101, 101])
   })
 
+  it('is served on a network\'s own port too, whatever the Host, with every rule', async () => {
+    const server = await serve({ networkPorts: 0 })
+    const url = server.portWsUrls.polygon!
+    expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/ws\/v3\/0123456789abcdef0123456789abcdef$/)
+    expect(server.networks.find((n) => n.name === 'polygon')!.portWsUrl).toBe(url)
+    const socket = await openSocket(url)
+    expect(await socket.call(call('eth_chainId'))).toMatchObject({ result: '0x89' })
+    await socket.close()
+    // A Host naming another network is refused there, as a POST is; an unknown key too.
+    const other = await refusedUpgrade(url, { headers: { host: 'ethereum-mainnet.localhost' } })
+    const post = await send(server.origin.replace(/:\d+$/, `:${server.networks.find((n) => n.name === 'polygon')!.port}`), `/v3/${DEV_KEY}`, JSON.stringify(call('eth_chainId')), { host: 'ethereum-mainnet.localhost' })
+    expect([other.status, other.body]).toEqual([post.status, post.text])
+    expect(other.status).toBe(404)
+    expect((await refusedUpgrade(url.replace(DEV_KEY, 'nope'))).status).toBe(401)
+    // Logged as the POST is (its network as the POST's entry names it).
+    const postEntry = server.control.requestLog().find((e) => e.transport === 'http')!
+    expect(server.control.requestLog().filter((e) => e.socket?.stage === 'upgrade').map((e) => [e.network, e.status])).toEqual([
+      ['polygon', 101],
+      [postEntry.network, 404],
+      ['polygon', 401],
+    ])
+  })
+
   it('to /v3/<key> gets the POST route\'s 405; other paths 404', async () => {
     const server = await serve()
     const at405 = await refusedUpgrade(wsUrl(server, `/v3/${DEV_KEY}`))
