@@ -20,6 +20,7 @@ import type { Gateway } from '../gateway/gateway.ts'
 import type { GatewayRequest } from '../gateway/request.ts'
 import type { HttpResponse } from '../gateway/response.ts'
 import { isWebSocketUpgrade } from '../gateway/sockets/handshake.ts'
+import { CLOSE_SHUTDOWN } from '../gateway/sockets/limits.ts'
 import type { SocketSink } from '../gateway/sockets/session.ts'
 
 export interface WebSocketTransport {
@@ -31,9 +32,10 @@ export interface WebSocketTransport {
   /** Connections open now. */
   readonly connections: number
   /**
-   * Stops: every session is closed with 1001 (by `gateway.close()`, which the caller runs), and
-   * connections still open after `graceMs` (a client that does not answer the close) are
-   * terminated. Resolves when none is left.
+   * Stops: new upgrades are refused (the connection destroyed), every open connection is closed
+   * with 1001 `server shutting down` (as `gateway.close()` also does to the sessions), and those
+   * still open after `graceMs` (a client that does not answer the close) are terminated. Resolves
+   * when none is left. Whatever the order the caller closes the gateway and the transport in.
    */
   close(graceMs?: number): Promise<void>
 }
@@ -113,9 +115,15 @@ export function createWebSocketTransport(gateway: Gateway): WebSocketTransport {
     ws.on('close', () => session.ended())
   }
 
+  let closing = false
+
   function onUpgrade(server: Server, network: string | undefined, req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (!isWebSocketUpgrade(req.headers)) {
       asPlainRequest(server, req, socket, head)
+      return
+    }
+    if (closing) {
+      socket.destroy()
       return
     }
     socket.on('error', () => socket.destroy())
@@ -154,7 +162,9 @@ export function createWebSocketTransport(gateway: Gateway): WebSocketTransport {
       return wss.clients.size
     },
     close(graceMs = CLOSE_GRACE_MS) {
+      closing = true
       clearInterval(pinger)
+      for (const ws of wss.clients) ws.close(CLOSE_SHUTDOWN.code, CLOSE_SHUTDOWN.reason)
       return new Promise<void>((resolve) => {
         if (wss.clients.size === 0) {
           resolve()

@@ -7,8 +7,12 @@
 import { execFile } from 'node:child_process'
 import { request as httpRequest } from 'node:http'
 import type { IncomingHttpHeaders } from 'node:http'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createGateway } from '../../src/gateway/gateway.ts'
 import { startServer } from '../../src/http/server.ts'
+import { createWebSocketTransport } from '../../src/http/webSocketServer.ts'
 import type { RunningServer, StartServerOptions } from '../../src/http/server.ts'
 import { CHAINS, DEV_KEY, call, fakeRpc, keys, manualClock } from '../gateway/helpers.ts'
 import { openSocket, refusedUpgrade, until } from '../support/socket.ts'
@@ -305,6 +309,26 @@ describe('the daily limit', () => {
 })
 
 describe('the server', () => {
+  it('the transport alone closes its connections with 1001 and refuses upgrades once closing (whatever the order its user stops things in)', async () => {
+    const gateway = createGateway({ networks: CHAINS, keys: keys(), rpc: fakeRpc() })
+    const http = createServer((_req, res) => res.end())
+    const transport = createWebSocketTransport(gateway)
+    transport.attach(http)
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r))
+    const port = (http.address() as AddressInfo).port
+    try {
+      const socket = await openSocket(`ws://ethereum-mainnet.localhost:${port}/ws/v3/${DEV_KEY}`)
+      const closing = transport.close()
+      expect(await socket.closed).toEqual({ code: 1001, reason: 'server shutting down' })
+      await closing
+      expect(transport.connections).toBe(0)
+      await expect(openSocket(`ws://ethereum-mainnet.localhost:${port}/ws/v3/${DEV_KEY}`)).rejects.toThrow(/socket hang up|ECONNRESET/)
+    } finally {
+      http.closeAllConnections()
+      await new Promise((r) => http.close(r))
+    }
+  })
+
   it('closes its sockets with 1001 when it stops', async () => {
     const server = await serve()
     const socket = await openSocket(server.wsUrls.ethereum!)
