@@ -329,6 +329,15 @@ describe('the server', () => {
     }
   })
 
+  it('a graceful shutdown (SIGTERM\'s) closes its sockets with 1001 at once', async () => {
+    const server = await serve()
+    const socket = await openSocket(server.wsUrls.ethereum!)
+    const stopped = server.shutdown({ graceMs: 5000 })
+    expect(await socket.closed).toEqual({ code: 1001, reason: 'server shutting down' })
+    await stopped
+    servers.length = 0
+  })
+
   it('closes its sockets with 1001 when it stops', async () => {
     const server = await serve()
     const socket = await openSocket(server.wsUrls.ethereum!)
