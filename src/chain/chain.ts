@@ -19,7 +19,7 @@ import type { BlockRecord, BlockSelector } from './blocks/types.ts'
 import type { ChainClock } from './clock.ts'
 import { ChainEvents } from './events/chainEvents.ts'
 import { Miner } from './mining/miner.ts'
-import type { MiningMode } from './mining/miner.ts'
+import type { MiningMode, ReorgOptions, ReorgResult } from './mining/miner.ts'
 import { admit } from './pool/admission.ts'
 import type { AdmissionContext } from './pool/admission.ts'
 import { TxRejectedError } from './pool/poolRules.ts'
@@ -32,6 +32,8 @@ import type { BlockStateManager } from './vm/blockState.ts'
 
 /** A transaction waiting in the pool. */
 export type PendingTransaction = PoolTransaction
+
+export type { ReorgOptions, ReorgResult }
 
 // A chain's snapshots are its API (`snapshot()`, `restore()`): named here too, where users meet them.
 export { ChainSnapshot }
@@ -218,6 +220,16 @@ export class Chain implements ChainReader {
       await this.#miner.mineExecutable(true)
       return this.head
     })
+  }
+
+  /**
+   * Replaces the last `depth` blocks with a new branch (./mining/reorg.ts says what it holds), so
+   * every read sees the new chain, the replaced receipts are gone, and the replaced transactions
+   * the branch leaves out are back in the pool (unless dropped). Told to listeners as the blocks
+   * removed, each new block, then each transaction pooled. Throws `ReorgError` (nothing changed).
+   */
+  reorg(options: ReorgOptions): Promise<ReorgResult> {
+    return this.#exclusive(() => this.#miner.reorg(options))
   }
 
   // Snapshots and forks.

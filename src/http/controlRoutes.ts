@@ -101,6 +101,9 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
   router.put('/networks/:name/mining', (req, res) => {
     res.json(control.setMiningMode(param(req, 'name'), fields(req, ['mode']).mode as 'auto'))
   })
+  router.post('/networks/:name/reorg', async (req, res) => {
+    res.json(await control.reorg(param(req, 'name'), body(req) as never))
+  })
   router.post('/networks/:name/mine', async (req, res) => {
     res.json(await control.mine(param(req, 'name')))
   })

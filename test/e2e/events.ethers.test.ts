@@ -8,10 +8,13 @@
  * (`eth_newFilter`) once, then at each new block (found by polling `eth_blockNumber`) calls
  * `eth_getFilterChanges`, never `eth_getLogs`; `contract.off` (or `removeAllListeners`) calls
  * `eth_uninstallFilter`. When the filter is gone (`filter not found`), ethers prints the error
- * (`console.log("@TODO", error)`) and goes on polling the same id: later events are lost.
+ * (`console.log("@TODO", error)`) and goes on polling the same id: later events are lost. A
+ * removed log (a reorg) is not passed to `contract.on`: ethers emits it as an orphan event under a
+ * tag made from the whole log's JSON, which `log.removedEvent()` (its documented filter) never
+ * matches.
  */
 import { Contract, FetchRequest, JsonRpcProvider, Wallet, getAddress } from 'ethers'
-import type { ContractEventPayload } from 'ethers'
+import type { ContractEventPayload, Log } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { localhostAgent } from '../../src/http/client.ts'
 import { counterAbi } from './support/abis.ts'
@@ -121,5 +124,43 @@ describe('ethers JsonRpcProvider: contract.on takes the filter path', () => {
     // ethers uninstalls without awaiting: wait for it, so it is not cut by the provider's end.
     await waitFor(() => count(listenerCalls(since), 'eth_uninstallFilter') === 1, 'eth_uninstallFilter')
     expect(count(listenerCalls(since), 'eth_newFilter')).toBe(1)
+  })
+})
+
+describe('ethers JsonRpcProvider: a reorg', () => {
+  it('contract.on does not pass a removed log on: ethers gives it to an orphan listener whose log is the JSON of the removed one (not to log.removedEvent()); the event comes again once mined again', async () => {
+    const since = logPosition(server)
+    const contract = new Contract(counter, counterAbi, provider)
+    const seen: ContractEventPayload[] = []
+    const orphans: [string, Log][] = []
+    await contract.on('Incremented', (_by, _count, payload: ContractEventPayload) => {
+      seen.push(payload)
+    })
+    try {
+      await waitFor(() => count(listenerCalls(since), 'eth_newFilter') === 1, 'eth_newFilter')
+      const hash = await increment(bob)
+      await waitFor(() => seen.length === 1, 'the event')
+      // ethers documents log.removedEvent() for this; it never matches the tag ethers emits under.
+      await provider.on(seen[0]!.log.removedEvent(), (log: Log) => orphans.push(['removedEvent()', log]))
+      await provider.on({ orphan: 'drop-log', log: { ...seen[0]!.log.toJSON(), removed: true } }, (log: Log) => orphans.push(['the removed log as JSON', log]))
+      const changes = () => listenerCalls(since).filter((c) => c.method === 'eth_getFilterChanges').length
+      const before = changes()
+      await server.control.reorg('ethereum', { depth: 1, transactions: 'empty' })
+      // ethers asks for changes only when eth_blockNumber grows: a reorg at the same height is
+      // seen at the next block.
+      const blockPolls = count(listenerCalls(since), 'eth_blockNumber')
+      await waitFor(() => count(listenerCalls(since), 'eth_blockNumber') >= blockPolls + 3, 'three block-number polls')
+      expect(changes()).toBe(before)
+      expect(seen).toHaveLength(1)
+      await server.control.mine('ethereum')
+      await waitFor(() => seen.length === 2, 'the event mined again')
+      expect(seen[1]!.log).toMatchObject({ transactionHash: hash, removed: false })
+      expect(seen[1]!.log.blockHash).not.toBe(seen[0]!.log.blockHash)
+      expect(orphans.map(([how]) => how)).toEqual(['the removed log as JSON'])
+      expect(orphans[0]![1]).toMatchObject({ transactionHash: hash, blockHash: seen[0]!.log.blockHash, removed: true })
+    } finally {
+      await contract.off('Incremented')
+    }
+    await waitFor(() => count(listenerCalls(since), 'eth_uninstallFilter') === 1, 'eth_uninstallFilter')
   })
 })

@@ -142,3 +142,22 @@ describe('viem over http(): watchContractEvent takes the filter path', () => {
     expect(methodsOf(calls)).not.toContain('eth_getLogs')
   })
 })
+
+describe('viem over http(): a reorg', () => {
+  it('watchContractEvent hands over the replaced block’s log again with removed: true', async () => {
+    const logs: Log[] = []
+    const since = logPosition(server)
+    const unwatch = client.watchContractEvent({ address: counter, abi: counterAbi, eventName: 'Incremented', onLogs: (l) => logs.push(...l) })
+    try {
+      await waitFor(() => watcherCalls(since).some((c) => c.method === 'eth_getFilterChanges'), 'the first poll')
+      const hash = await increment(bob)
+      await waitFor(() => logs.length === 1, 'the log')
+      const reorg = await server.control.reorg('ethereum', { depth: 1, transactions: 'empty' })
+      expect(reorg.pooled).toEqual([hash])
+      await waitFor(() => logs.length === 2, 'the removed log')
+      expect(logs[1]).toEqual({ ...logs[0], removed: true })
+    } finally {
+      unwatch()
+    }
+  })
+})

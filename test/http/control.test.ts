@@ -224,6 +224,7 @@ describe('networks', () => {
   it('a chain without mining answers 501', async () => {
     const c = ctl(createApp({ ...gatewayOptions(), control: true }))
     expect((await c.post('/networks/ethereum/mine')).status).toBe(501)
+    expect((await c.post('/networks/ethereum/reorg', { depth: 1 })).status).toBe(501)
     expect((await c.get('/networks/ethereum')).body).toMatchObject({ miningMode: null, pending: null })
   })
 })

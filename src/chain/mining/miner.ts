@@ -9,14 +9,34 @@ import { SYSTEM_CLOCK } from '../clock.ts'
 import type { ChainClock } from '../clock.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import type { ChainEvents } from '../events/chainEvents.ts'
+import { poolTransaction } from '../pool/poolTransaction.ts'
 import type { PoolTransaction } from '../pool/poolTransaction.ts'
 import { selectExecutable } from '../pool/selection.ts'
 import type { TxPool } from '../pool/txPool.ts'
 import type { ChainStore } from '../store/chainStore.ts'
+import { BranchRefusedError, mineBranch } from './branch.ts'
 import { childHeaderFields, MiningError, mineChild } from './mining.ts'
+import { planReorg, ReorgError } from './reorg.ts'
+import type { ReorgOptions } from './reorg.ts'
 
 /** `auto`: every valid transaction is mined at once, in a block of its own. `manual`: they wait for `mine()`. */
 export type MiningMode = 'auto' | 'manual'
+
+export type { ReorgOptions }
+
+/** What a reorg did. */
+export interface ReorgResult {
+  /** The last block both branches share. */
+  readonly ancestor: BlockRecord
+  /** The blocks replaced, oldest first. */
+  readonly removed: readonly BlockRecord[]
+  /** The new branch, oldest first. */
+  readonly added: readonly BlockRecord[]
+  /** The replaced transactions the branch left out, back in the pool. */
+  readonly pooled: readonly PoolTransaction[]
+  /** The replaced transactions named in `drop`, gone. */
+  readonly dropped: readonly string[]
+}
 
 export class Miner {
   readonly #store: ChainStore
@@ -24,6 +44,8 @@ export class Miner {
   readonly #events: ChainEvents | undefined
   #clock: ChainClock
   #mode: MiningMode
+  /** Reorgs made so far (each branch's blocks say which one made them). */
+  #reorgs = 0
 
   constructor(store: ChainStore, pool: TxPool, opts: { clock?: ChainClock; mode?: MiningMode; events?: ChainEvents } = {}) {
     this.#store = store
@@ -54,8 +76,13 @@ export class Miner {
 
   /** The next block's timestamp, as the clock reads now. */
   nextTimestamp(): bigint {
+    return this.timestampOn(this.#store.head)
+  }
+
+  /** The timestamp of a block mined on `parent` now: `max(parent + 1, clock seconds)`. */
+  timestampOn(parent: BlockRecord): bigint {
     const now = BigInt(Math.floor(this.#clock.now() / 1000))
-    const min = this.#store.head.timestamp + 1n
+    const min = parent.timestamp + 1n
     return now > min ? now : min
   }
 
@@ -113,6 +140,73 @@ export class Miner {
     this.#pool.remove((p) => included.has(p))
     this.#events?.emitChange([], parent, [record], 'mined')
     return failed
+  }
+
+  /**
+   * Replaces the last blocks with a new branch (./reorg.ts says what it holds): planned, mined on
+   * the ancestor (./branch.ts), swapped in; the replaced transactions it leaves out go back to the
+   * pool (unless dropped). Told as the blocks removed, each new block, then each transaction pooled.
+   * Throws `ReorgError` with nothing changed.
+   */
+  async reorg(options: ReorgOptions): Promise<ReorgResult> {
+    const store = this.#store
+    const plan = planReorg(
+      {
+        head: store.head,
+        safeNumber: store.safeNumber,
+        byNumber: (n) => store.byNumber(n),
+        rulesOn: (parent) => ({
+          common: store.commonAt(parent.number, parent.timestamp),
+          nextCommon: store.commonAt(parent.number + 1n, this.timestampOn(parent)),
+          gasLimit: parent.block.header.gasLimit,
+          chainId: store.chainId,
+        }),
+      },
+      options,
+    )
+    const vm = await store.getVm()
+    const rules = {
+      commonAt: (n: bigint, t: bigint) => store.commonAt(n, t),
+      timestampOn: (parent: BlockRecord) => this.timestampOn(parent),
+      coinbase: store.genesis.block.header.coinbase.toString(),
+    }
+    let branch: { records: BlockRecord[] }
+    try {
+      branch = await mineBranch(vm, rules, { ...plan, branch: ++this.#reorgs })
+    } catch (err) {
+      await (await store.getState()).setStateRoot(store.head.block.header.stateRoot)
+      if (err instanceof BranchRefusedError) throw new ReorgError(`transactions[${err.block}][${err.index}]`, err.message)
+      throw err
+    }
+    const { removed, added } = await store.replaceAfter(plan.ancestor, branch.records)
+    const pooled = await this.#repool(removed, plan.dropped)
+    this.#events?.emitChange(removed, plan.ancestor, added, 'reorg')
+    for (const p of pooled) this.#events?.emitPooled(p)
+    return { ancestor: plan.ancestor, removed, added, pooled, dropped: [...plan.dropped] }
+  }
+
+  /**
+   * After a reorg: the replaced transactions the new chain does not hold go back to the pool
+   * (geth's pool re-injects them), except the dropped ones; then the pool keeps only what can
+   * still be mined (a nonce not below the sender's at the new head, not in the new chain).
+   * Returns the transactions put back.
+   */
+  async #repool(removed: readonly BlockRecord[], dropped: ReadonlySet<string>): Promise<PoolTransaction[]> {
+    const store = this.#store
+    const back: PoolTransaction[] = []
+    for (const record of removed) {
+      record.block.transactions.forEach((tx, i) => {
+        const json = record.transactions[i]!
+        if (dropped.has(json.hash) || store.transactionByHash(json.hash) || this.#pool.has(json.hash)) return
+        back.push(poolTransaction(tx.serialize(), tx, String(json.from).toLowerCase(), this.#pool.takeSeq()))
+      })
+    }
+    for (const p of back) this.#pool.add(p)
+    const nonces = new Map<string, bigint>()
+    for (const p of this.#pool.entries) if (!nonces.has(p.from)) nonces.set(p.from, await store.nonceAt(store.head, p.from))
+    const stale = (p: PoolTransaction) => p.nonce < nonces.get(p.from)! || store.transactionByHash(p.hash) !== undefined
+    this.#pool.remove(stale)
+    return back.filter((p) => !stale(p))
   }
 
   /**

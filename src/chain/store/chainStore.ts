@@ -6,9 +6,10 @@
  * The state manager and the VM are made on first use (`getState()`, `getVm()`): a chain that only
  * answers reads never loads `@ethereumjs/vm` and `@ethereumjs/evm` (see ../vm/vmLibraries.ts).
  *
- * The head changes in two places only: `append` (a block mined on the head) and `rewind` (back to
- * an earlier list of blocks: a restore; a reorg would rewind, then append). Whatever must follow
- * the head (chain events for filters and subscriptions) is told from there.
+ * The head changes in three places only: `append` (a block mined on the head), `rewind` (back to
+ * an earlier list of blocks: a restore) and `replaceAfter` (a reorg's branch in place of the
+ * tail). Whatever must follow the head (chain events for filters and subscriptions) is told from
+ * there.
  */
 import type { Common } from '@ethereumjs/common'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
@@ -213,7 +214,27 @@ export class ChainStore implements ChainReader {
   /** A block mined on the head becomes the head; safe and finalized keep their distance behind it. */
   append(record: BlockRecord): void {
     this.blockchain.append(record)
-    const head = record.number
+    this.#advanceTags()
+  }
+
+  /**
+   * A reorg: the blocks after `ancestor` are replaced by `branch` (mined on it, oldest first), the
+   * replaced ones gone from every lookup with their kept read states; safe and finalized follow
+   * the new head at their distances, never moving back; the head state moves to the new head.
+   * Returns the blocks that left and the ones that came, oldest first.
+   */
+  async replaceAfter(ancestor: BlockRecord, branch: readonly BlockRecord[]): Promise<{ removed: BlockRecord[]; added: BlockRecord[] }> {
+    const kept = this.blockchain.records.slice(0, Number(ancestor.number - this.genesis.number) + 1)
+    const change = this.blockchain.reset([...kept, ...branch])
+    for (const record of [...this.#states.keys()]) if (!this.blockchain.has(record)) this.#states.delete(record)
+    this.#advanceTags()
+    await (await this.getState()).setStateRoot(this.head.block.header.stateRoot)
+    return change
+  }
+
+  /** Safe and finalized follow the head at the fixture's distances, never moving back. */
+  #advanceTags(): void {
+    const head = this.head.number
     const safe = head - this.#safeLag
     const finalized = head - this.#finalizedLag
     if (safe > this.#safe) this.#safe = safe

@@ -8,6 +8,7 @@
  * - keys: list, add (config shape, validated by `parseKeys`), set today's remaining credits,
  *   enable or disable a network;
  * - networks: list, fork one into a new network (per-worker isolation), mining mode, mine;
+ * - reorgs: replace a network's last blocks with a new branch (./reorgControls.ts);
  * - the request log: read, clear;
  * - scripted faults: add, list, remove, clear (../faults.ts).
  *
@@ -22,6 +23,7 @@ import { createFaultControls } from './faultControls.ts'
 import { createKeyControls } from './keyControls.ts'
 import { createLogControls } from './logControls.ts'
 import { createNetworkControls } from './networkControls.ts'
+import { createReorgControls } from './reorgControls.ts'
 import { createSnapshotControls } from './snapshotControls.ts'
 import type { ControlDeps, GatewayControl } from './types.ts'
 
@@ -32,6 +34,7 @@ export function createControl(deps: ControlDeps): GatewayControl {
     ...createClockControls(deps),
     ...createKeyControls(deps),
     ...createNetworkControls(deps),
+    ...createReorgControls(deps),
     ...createLogControls(deps),
     ...createFaultControls(deps),
   }

@@ -5,7 +5,7 @@
  */
 import type { Chain } from '../../chain/chain.ts'
 import type { BlockRecord } from '../../chain/blocks/types.ts'
-import type { MiningMode } from '../../chain/mining/miner.ts'
+import type { MiningMode, ReorgOptions, ReorgResult } from '../../chain/mining/miner.ts'
 import type { ControllableClock } from '../clock.ts'
 import type { KeySettings } from '../config.ts'
 import type { CreditLedger } from '../credits.ts'
@@ -32,6 +32,8 @@ export interface ControllableChain {
   readonly pending?: readonly unknown[]
   /** An independent copy of the chain under a new name. */
   fork?(name: string): Promise<Chain>
+  /** Replaces the last blocks with a new branch (src/chain/mining/reorg.ts). */
+  reorg?(options: ReorgOptions): Promise<ReorgResult>
 }
 
 export interface SnapshotInfo {
@@ -132,6 +134,8 @@ export interface GatewayControl {
   fork(input: ForkInput): Promise<NetworkInfo>
   setMiningMode(network: string, mode: MiningMode): NetworkInfo
   mine(network: string): Promise<MinedBlock>
+  /** Replaces the network's last `depth` blocks with a new branch (./reorgControls.ts). */
+  reorg(network: string, input: ReorgInput): Promise<ReorgInfo>
 
   /** Log entries, oldest first; with `since`, only those after that seq. */
   requestLog(options?: { since?: number }): RequestLogEntry[]
@@ -141,6 +145,39 @@ export interface GatewayControl {
   addFault(fault: FaultInput): Fault
   removeFault(id: string): void
   clearFaults(): void
+}
+
+export interface ReorgInput {
+  /** How many blocks from the head are replaced (at most head - safe). */
+  depth: number
+  /** How many blocks the new branch has (default `depth`, at most 1024). */
+  length?: number
+  /** `"same"` (default), `"empty"`, or raw transactions (hex) for each new block. */
+  transactions?: 'same' | 'empty' | string[][]
+  /** Hashes of replaced transactions to leave out for good (not returned to the pool). */
+  drop?: string[]
+}
+
+export interface ReorgedBlock {
+  readonly number: number
+  readonly hash: string
+  readonly timestamp: number
+  /** Hashes of its transactions, in order. */
+  readonly transactions: readonly string[]
+}
+
+export interface ReorgInfo {
+  readonly network: string
+  /** The last block both branches share. */
+  readonly ancestor: { readonly number: number; readonly hash: string }
+  /** The blocks replaced, oldest first. */
+  readonly removed: readonly ReorgedBlock[]
+  /** The new branch, oldest first. */
+  readonly added: readonly ReorgedBlock[]
+  /** Replaced transactions back in the pool. */
+  readonly pooled: readonly string[]
+  /** Replaced transactions named in `drop`, gone. */
+  readonly dropped: readonly string[]
 }
 
 /** The gateway state the control facet works on (owned by `createGateway`); each facet takes what it needs of it. */
