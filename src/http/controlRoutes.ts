@@ -1,5 +1,6 @@
 /**
- * The HTTP control endpoint: the gateway's `control` facet (src/gateway/control.ts) as JSON routes
+ * The HTTP control endpoint: the gateway's `control` facet (src/gateway/control/) as JSON routes,
+ * a group of routes per part of the facet,
  * under `/_double/`, never under the gateway's `/v3/`. Mounted by `createApp` only when asked
  * (`control: true`); otherwise `/_double/...` answers like any unknown path.
  *
@@ -42,7 +43,17 @@ function param(req: Request, name: string): string {
 export function createControlRouter(control: GatewayControl, logger: Logger = silentLogger): Router {
   const router = express.Router()
   router.use(express.json({ type: () => true, strict: false, limit: '1mb' }))
+  for (const routes of [snapshotRoutes, clockRoutes, keyRoutes, networkRoutes, logRoutes, faultRoutes]) routes(router, control)
+  router.use((req, res) => {
+    res.status(404).json({ error: { message: `no control route ${req.method} ${CONTROL_PREFIX}${req.path}` } })
+  })
 
+  router.use(controlErrors(logger))
+  return router
+}
+
+/** `/snapshots`: take, list, restore, delete. */
+function snapshotRoutes(router: Router, control: GatewayControl): void {
   router.get('/snapshots', (_req, res) => {
     res.json({ snapshots: control.snapshots() })
   })
@@ -56,7 +67,10 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
     control.deleteSnapshot(param(req, 'id'))
     res.status(204).end()
   })
+}
 
+/** `/clock`: read, set or advance, reset. */
+function clockRoutes(router: Router, control: GatewayControl): void {
   router.get('/clock', (_req, res) => {
     res.json(control.clock())
   })
@@ -66,7 +80,10 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
   router.delete('/clock', (_req, res) => {
     res.json(control.resetClock())
   })
+}
 
+/** `/keys`: list, add, read; a key's credits and networks. */
+function keyRoutes(router: Router, control: GatewayControl): void {
   router.get('/keys', (_req, res) => {
     res.json({ keys: control.keys() })
   })
@@ -88,7 +105,10 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
   router.delete('/keys/:key/networks/:network', (req, res) => {
     res.json(control.setNetworkEnabled(param(req, 'key'), param(req, 'network'), false))
   })
+}
 
+/** `/networks`: list, fork, read; a network's mining mode, mine a block. */
+function networkRoutes(router: Router, control: GatewayControl): void {
   router.get('/networks', (_req, res) => {
     res.json({ networks: control.networks() })
   })
@@ -107,7 +127,10 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
   router.post('/networks/:name/mine', async (req, res) => {
     res.json(await control.mine(param(req, 'name')))
   })
+}
 
+/** `/log`: read after a seq, clear. */
+function logRoutes(router: Router, control: GatewayControl): void {
   router.get('/log', (req, res) => {
     const since = req.query.since
     let n: number | undefined
@@ -121,7 +144,10 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
     control.clearRequestLog()
     res.status(204).end()
   })
+}
 
+/** `/faults`: list, add, clear, remove one. */
+function faultRoutes(router: Router, control: GatewayControl): void {
   router.get('/faults', (_req, res) => {
     res.json({ faults: control.faults() })
   })
@@ -136,12 +162,11 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
     control.removeFault(param(req, 'id'))
     res.status(204).end()
   })
+}
 
-  router.use((req, res) => {
-    res.status(404).json({ error: { message: `no control route ${req.method} ${CONTROL_PREFIX}${req.path}` } })
-  })
-
-  const onError: ErrorRequestHandler = (err: unknown, req, res, _next) => {
+/** Control errors in the endpoint's shape, `{"error":{"message"}}`; anything unknown a logged 500. */
+function controlErrors(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
     if (err instanceof ControlError) {
       res.status(err.httpStatus).json({ error: { message: err.message } })
       return
@@ -168,6 +193,4 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
     logger.error('control failure', err)
     res.status(500).json({ error: { message: 'internal error' } })
   }
-  router.use(onError)
-  return router
 }
