@@ -4,7 +4,8 @@
  *
  * ```json
  * { "serviceHost": "localhost",
- *   "networks": { "ethereum": { "fixture": "../fixtures/ethereum", "port": 9001 } },
+ *   "networks": { "ethereum": { "fixture": "../fixtures/ethereum", "port": 9001,
+ *                               "excludeMethods": ["debug_*", "txpool_content"] } },
  *   "keys": [{ "key": "...", "networks": ["ethereum"], "dailyCredits": 3000000,
  *              "creditsPerSecond": 500, "secret": "...",
  *              "allowlists": { "origins": [], "userAgents": [], "contractAddresses": [], "methods": [],
@@ -22,6 +23,7 @@ import { MAX_ALLOWLIST_ENTRIES, NO_ALLOWLISTS, compileOriginPattern } from './al
 import type { Allowlists, OriginPattern } from './allowlists.ts'
 import type { CreditAccount } from './credits.ts'
 import { DEFAULT_DAILY_CREDITS } from './credits.ts'
+import { compileMethodExclusions } from './methodAvailability.ts'
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError'
@@ -42,6 +44,8 @@ export interface NetworkSettings {
   readonly fixture: string
   /** Also serve the network on this port of its own, whatever the Host (0: a free one). */
   readonly port?: number
+  /** Methods and families (`debug_*`) the network leaves out (./methodAvailability.ts), validated. */
+  readonly excludeMethods?: readonly string[]
 }
 
 /** A validated config. Keys stay in their input shape (plain JSON); `createGateway` compiles them. */
@@ -73,7 +77,7 @@ export interface GatewayConfigInput {
   serviceHost?: string
   /** geth's `--rpc.evmtimeout` as a duration: `"5s"`, `"1500ms"`, `"1m"`, `"0"` (no limit). */
   evmTimeout?: string
-  networks: Record<string, { fixture: string; port?: number }>
+  networks: Record<string, { fixture: string; port?: number; excludeMethods?: string[] }>
   keys: KeyConfigInput[]
 }
 
@@ -239,6 +243,16 @@ export function parseNetworkName(name: string, where: string): string {
   return name
 }
 
+/** Validates a network's `excludeMethods` (./methodAvailability.ts). */
+export function parseExcludeMethods(v: unknown, where: string): ReturnType<typeof compileMethodExclusions> {
+  const list = expectStringList(v, where)
+  try {
+    return compileMethodExclusions(list, where)
+  } catch (err) {
+    throw new ConfigError((err as Error).message)
+  }
+}
+
 /** Validates a parsed config file; relative fixture folders are resolved from `baseDir`. */
 export function parseConfig(input: unknown, baseDir: string): GatewayConfig {
   const obj = expectRecord(input, 'config')
@@ -251,9 +265,13 @@ export function parseConfig(input: unknown, baseDir: string): GatewayConfig {
     const where = `networks.${name}`
     parseNetworkName(name, where)
     const net = expectRecord(value, where)
-    onlyFields(net, ['fixture', 'port'], where)
+    onlyFields(net, ['fixture', 'port', 'excludeMethods'], where)
     const fixture = resolve(baseDir, expectString(net.fixture, `${where}.fixture`))
-    networks[name] = net.port === undefined ? { fixture } : { fixture, port: parsePort(net.port, `${where}.port`) }
+    networks[name] = {
+      fixture,
+      ...(net.port === undefined ? {} : { port: parsePort(net.port, `${where}.port`) }),
+      ...(net.excludeMethods === undefined ? {} : { excludeMethods: parseExcludeMethods(net.excludeMethods, `${where}.excludeMethods`).entries }),
+    }
   }
   const ports = new Map<number, string>()
   for (const [name, { port }] of Object.entries(networks)) {

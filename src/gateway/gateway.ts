@@ -30,7 +30,7 @@ import { DEFAULT_EVM_TIMEOUT_MS, DEFAULT_SLICE_MS } from '../chain/vm/executionG
 import type { RpcContext } from '../rpc/method.ts'
 import { defaultRpcBackend, silentLogger } from './backend.ts'
 import type { Logger, RpcBackend } from './backend.ts'
-import { DEFAULT_SERVICE_HOST, parseKeys, parseNetworkName, parseServiceHost } from './config.ts'
+import { ConfigError, DEFAULT_SERVICE_HOST, parseExcludeMethods, parseKeys, parseNetworkName, parseServiceHost } from './config.ts'
 import type { KeyConfigInput, KeySettings } from './config.ts'
 import { createControllableClock } from './clock.ts'
 import type { ControllableClock } from './clock.ts'
@@ -85,6 +85,12 @@ export interface GatewayOptions {
   readonly evmSliceMs?: number
   /** Bounds of WebSocket connections (./sockets/limits.ts); each defaults. */
   readonly sockets?: Partial<SocketLimits>
+  /**
+   * Methods and families (`"debug_*"`) a network leaves out, by network name (config
+   * `networks.<name>.excludeMethods`, ./methodAvailability.ts): answered and charged as unknown
+   * methods. Default: every network serves every method.
+   */
+  readonly excludeMethods?: Readonly<Record<string, readonly string[]>>
 }
 
 export interface Gateway {
@@ -155,7 +161,12 @@ function settingsOf(options: GatewayOptions): Settings {
   const networks = new Map<string, Network>()
   for (const [name, chain] of Object.entries(options.networks)) {
     parseNetworkName(name, `networks.${name}`)
-    networks.set(name, { name, host: networkHost(name, serviceHost), chain })
+    const excluded = options.excludeMethods?.[name]
+    const excludedMethods = excluded === undefined ? undefined : parseExcludeMethods(excluded, `excludeMethods.${name}`)
+    networks.set(name, { name, host: networkHost(name, serviceHost), chain, ...(excludedMethods ? { excludedMethods } : {}) })
+  }
+  for (const name of Object.keys(options.excludeMethods ?? {})) {
+    if (!networks.has(name)) throw new ConfigError(`excludeMethods.${name}: unknown network (served: ${[...networks.keys()].join(', ')})`)
   }
   const keys = new Map(parseKeys(options.keys, networks.keys()).map((k) => [k.key, k]))
   const clock = createControllableClock(options.clock ?? systemClock)

@@ -6,7 +6,7 @@
  */
 import type { FilterScopes } from './filterScopes.ts'
 import { errorResponse } from '../rpc/dispatch.ts'
-import { InternalError } from '../rpc/errors.ts'
+import { InternalError, MethodNotFoundError } from '../rpc/errors.ts'
 import type { RpcContext } from '../rpc/method.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../rpc/types.ts'
 import type { Logger, RpcBackend } from './backend.ts'
@@ -18,7 +18,7 @@ import type { CreditLedger } from './credits.ts'
 import { GatewayError, WebSocketHandshakeError } from './errors.ts'
 import type { FaultAnswers } from './faultAnswers.ts'
 import type { FaultBook } from './faults.ts'
-import { messageCost, planBody } from './plan.ts'
+import { messageCost, planBody, servedOn } from './plan.ts'
 import type { Plan } from './plan.ts'
 import { header } from './request.ts'
 import type { CallRule, GatewayRequest, Network, RequestRule, RequestState } from './request.ts'
@@ -122,6 +122,8 @@ export class RequestPipeline {
       ...(state.subscriptions ? { subscriptions: state.subscriptions } : {}),
       onInternalError: (err, req) => logger.error(`internal error in ${req.method}`, err),
     }
+    // A method the network leaves out is answered as one the double does not serve.
+    if (network.excludedMethods?.has(request.method)) return errorResponse(request.id, new MethodNotFoundError(request.method))
     try {
       return await rpc.execute(ctx, request)
     } catch (err) {
@@ -139,7 +141,8 @@ export class RequestPipeline {
    */
   async answerBody(state: RequestState, body: Buffer | string, draft: Draft, stage: 'request' | 'message', signal: AbortSignal | undefined): Promise<Answered> {
     const { rpc, batchLimit, faults, faultAnswers, ledger } = this.#deps
-    const plan = planBody(body, rpc, batchLimit)
+    const serves = servedOn(rpc, state.network)
+    const plan = planBody(body, serves, batchLimit)
     const messages = plan.kind === 'single' ? [plan.message] : plan.kind === 'batch' ? plan.messages : []
     const calls = {
       batch: plan.kind === 'batch',
@@ -147,7 +150,7 @@ export class RequestPipeline {
     }
     draft.batch = plan.kind === 'batch'
     draft.calls = messages.map((m) =>
-      m.ok ? { method: loggedText(m.request.method), credits: messageCost(m, rpc), outcome: null } : { method: null, credits: BAD_REQUEST_COST, outcome: null },
+      m.ok ? { method: loggedText(m.request.method), credits: messageCost(m, serves), outcome: null } : { method: null, credits: BAD_REQUEST_COST, outcome: null },
     )
     try {
       for (const call of messages) {

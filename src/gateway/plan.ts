@@ -9,6 +9,7 @@ import { InvalidRequestError, ParseError } from '../rpc/errors.ts'
 import { needsRawId, rawBatchIds, rawIdOf } from '../rpc/rawIds.ts'
 import type { JsonRpcId, JsonRpcResponse } from '../rpc/types.ts'
 import type { RpcBackend } from './backend.ts'
+import type { Network } from './request.ts'
 import { BAD_REQUEST_COST, BATCH_ENVELOPE_COST, UNKNOWN_METHOD_COST, methodCost } from './credits.ts'
 
 /** geth's default `BatchRequestLimit`. */
@@ -20,13 +21,22 @@ export type Plan =
   | { kind: 'single'; message: ParsedMessage & { ok: true }; cost: number; id: JsonRpcId }
   | { kind: 'batch'; messages: ParsedMessage[]; cost: number; id: null }
 
-export function messageCost(message: ParsedMessage, rpc: RpcBackend): number {
+/** Whether the network a request is for serves a method (the RPC layer has it and the network does not leave it out). */
+export type Serves = (method: string) => boolean
+
+/** What the network of `network` serves: what `rpc` serves but what the network leaves out. */
+export function servedOn(rpc: RpcBackend, network: Network | undefined): Serves {
+  const excluded = network?.excludedMethods
+  return excluded ? (method) => rpc.isSupportedMethod(method) && !excluded.has(method) : (method) => rpc.isSupportedMethod(method)
+}
+
+export function messageCost(message: ParsedMessage, serves: Serves): number {
   if (!message.ok) return BAD_REQUEST_COST
-  return rpc.isSupportedMethod(message.request.method) ? methodCost(message.request.method) : UNKNOWN_METHOD_COST
+  return serves(message.request.method) ? methodCost(message.request.method) : UNKNOWN_METHOD_COST
 }
 
 /** Reads the body into a plan and its total cost. Pure and synchronous. */
-export function planBody(body: Buffer | string, rpc: RpcBackend, batchLimit: number): Plan {
+export function planBody(body: Buffer | string, serves: Serves, batchLimit: number): Plan {
   const text = typeof body === 'string' ? body : body.toString('utf8')
   let json: unknown
   try {
@@ -39,7 +49,7 @@ export function planBody(body: Buffer | string, rpc: RpcBackend, batchLimit: num
     if (!message.ok) {
       return { kind: 'answer', payload: errorResponse(message.id, message.error), cost: BAD_REQUEST_COST, id: message.id }
     }
-    return { kind: 'single', message, cost: messageCost(message, rpc), id: message.request.id }
+    return { kind: 'single', message, cost: messageCost(message, serves), id: message.request.id }
   }
   if (json.length === 0) {
     return { kind: 'answer', payload: errorResponse(null, new InvalidRequestError('empty batch')), cost: BAD_REQUEST_COST, id: null }
@@ -52,6 +62,6 @@ export function planBody(body: Buffer | string, rpc: RpcBackend, batchLimit: num
     const id = first?.ok ? first.request.id : null
     return { kind: 'answer', payload: [errorResponse(id, new InvalidRequestError('batch too large'))], cost: BAD_REQUEST_COST, id: null }
   }
-  const cost = messages.reduce((sum, m) => sum + messageCost(m, rpc), BATCH_ENVELOPE_COST)
+  const cost = messages.reduce((sum, m) => sum + messageCost(m, serves), BATCH_ENVELOPE_COST)
   return { kind: 'batch', messages, cost, id: null }
 }

@@ -1,6 +1,7 @@
 /**
  * What the transport-free gateway core sees of an HTTP request, and the state its rules fill in.
  */
+import type { MethodExclusions } from './methodAvailability.ts'
 import type { Chain } from '../chain/chain.ts'
 import type { SubscriptionHost } from '../rpc/subscriptions.ts'
 import type { KeySettings } from './config.ts'
@@ -35,6 +36,8 @@ export interface Network {
   /** `<name>-mainnet.<serviceHost>`. */
   readonly host: string
   readonly chain: Chain
+  /** The methods it leaves out (./methodAvailability.ts); none when undefined. */
+  readonly excludedMethods?: MethodExclusions
 }
 
 /** What the rules learn about a request, in order. */

@@ -153,6 +153,13 @@ export async function loadNetworks(
   return Object.fromEntries(entries)
 }
 
+/** The configured `excludeMethods` of the networks served. */
+function excludedMethodsOf(config: GatewayConfig, served: readonly string[]): Record<string, readonly string[]> {
+  return Object.fromEntries(
+    Object.entries(config.networks).flatMap(([name, n]) => (n.excludeMethods && served.includes(name) ? [[name, n.excludeMethods] as const] : [])),
+  )
+}
+
 export async function startServer(opts: StartServerOptions = {}): Promise<RunningServer> {
   const config = typeof opts.config === 'string' ? loadConfigFile(opts.config) : (opts.config ?? loadConfigFile(DEFAULT_CONFIG_PATH))
   const chains = opts.chains ?? (await loadNetworks(config, opts.loadChain))
@@ -167,6 +174,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     ...(opts.evmTimeoutMs !== undefined ? { evmTimeoutMs: opts.evmTimeoutMs } : config.evmTimeoutMs !== undefined ? { evmTimeoutMs: config.evmTimeoutMs } : {}),
     ...(opts.evmSliceMs !== undefined ? { evmSliceMs: opts.evmSliceMs } : {}),
     ...(opts.sockets ? { sockets: opts.sockets } : {}),
+    excludeMethods: excludedMethodsOf(config, Object.keys(chains)),
   })
   let app: Promise<GatewayApp> | undefined
   const appFor = () =>

@@ -96,5 +96,6 @@ describe('docs/configuration.md', () => {
     expect(json).toBeDefined()
     const config = parseConfig(JSON.parse(json!), '/cfg')
     expect(Object.keys(config.networks)).toEqual(['ethereum', 'hoodi'])
+    expect(config.networks.hoodi!.excludeMethods).toEqual(['debug_*', 'txpool_content'])
   })
 })

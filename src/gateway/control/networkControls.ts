@@ -66,7 +66,13 @@ async function fork(deps: Pick<ControlDeps, 'serviceHost' | 'networks' | 'keys'>
   else enableFor = input.keys.map((k, i) => keyNamed(keys, k, `keys[${i}]`))
   const chain = await feature(source, 'fork')(input.name)
   if (networks.has(input.name)) throw new ControlInputError('name', `network ${JSON.stringify(input.name)} exists already`)
-  const added: Network = { name: input.name, host: networkHost(input.name, deps.serviceHost), chain }
+  // A fork is a copy of its source, the methods it leaves out included.
+  const added: Network = {
+    name: input.name,
+    host: networkHost(input.name, deps.serviceHost),
+    chain,
+    ...(source.excludedMethods ? { excludedMethods: source.excludedMethods } : {}),
+  }
   networks.set(added.name, added)
   for (const k of enableFor) {
     const current = keys.get(k.key) ?? k
