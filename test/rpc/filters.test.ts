@@ -234,6 +234,55 @@ describe('filters over HTTP', () => {
     expect(await s.ok('eth_getFilterChanges', [logs])).toEqual([{ ...log, removed: true }])
     expect(await s.ok('eth_getFilterChanges', [blocks])).toEqual([head.hash])
   })
+
+  it('a restore to a later snapshot brings its blocks back as new ones; a restore that puts transactions back in the pool shows them to pending filters', async () => {
+    const early = (await request(s.app).post('/_double/snapshots').send({})).body.id
+    const head = s.chain.head
+    const logs = await s.ok('eth_newFilter', [{ address: COUNTER }])
+    const blocks = await s.ok('eth_newBlockFilter')
+    const pending = await s.ok('eth_newPendingTransactionFilter')
+    const hash = await s.increment()
+    const pooled = (await request(s.app).post('/_double/snapshots').send({})).body.id
+    expect(await s.ok('eth_getFilterChanges', [pending])).toEqual([hash])
+    const mined = await s.mine()
+    const late = (await request(s.app).post('/_double/snapshots').send({})).body.id
+    const [log] = await s.ok('eth_getFilterChanges', [logs])
+    expect(log).toMatchObject({ transactionHash: hash, blockHash: mined.hash, removed: false })
+    expect(await s.ok('eth_getFilterChanges', [blocks])).toEqual([mined.hash])
+
+    // Back to before the transaction: its log removed, the head moved back, nothing pooled.
+    expect((await request(s.app).post(`/_double/snapshots/${early}/restore`)).status).toBe(200)
+    expect(await s.ok('eth_getFilterChanges', [logs])).toEqual([{ ...log, removed: true }])
+    expect(await s.ok('eth_getFilterChanges', [blocks])).toEqual([head.hash])
+    expect(await s.ok('eth_getFilterChanges', [pending])).toEqual([])
+    // Forward again: the block comes back as a new one, its log as a new log.
+    expect((await request(s.app).post(`/_double/snapshots/${late}/restore`)).status).toBe(200)
+    expect(await s.ok('eth_getFilterChanges', [logs])).toEqual([log])
+    expect(await s.ok('eth_getFilterChanges', [blocks])).toEqual([mined.hash])
+    // Back to the transaction in the pool: the log removed again, the transaction pending again.
+    expect((await request(s.app).post(`/_double/snapshots/${pooled}/restore`)).status).toBe(200)
+    expect(await s.ok('eth_getFilterChanges', [logs])).toEqual([{ ...log, removed: true }])
+    expect(await s.ok('eth_getFilterChanges', [pending])).toEqual([hash])
+    expect((await s.ok('eth_getTransactionByHash', [hash])).blockHash).toBeNull()
+  })
+
+  it('a fork starts with no filters and shares none with its source: each network’s filters see its own blocks only', async () => {
+    const onSource = await s.ok('eth_newBlockFilter')
+    const name = `ethereum-f${Date.now()}`
+    expect((await request(s.app).post('/_double/networks').send({ name, from: 'ethereum' })).status).toBe(201)
+    const onFork = (await s.rpc('eth_newBlockFilter', [], KEY, name)).result as string
+    expect(onFork).toMatch(/^0x/)
+    const forkBlock = (await request(s.app).post(`/_double/networks/${name}/mine`)).body as { hash: string }
+    expect(await s.ok('eth_getFilterChanges', [onSource])).toEqual([])
+    expect((await s.rpc('eth_getFilterChanges', [onSource], KEY, name)).error).toEqual({ code: -32000, message: 'filter not found' })
+    // A transaction on the source only (the same empty block at the same clock would be the fork's).
+    await s.increment()
+    const sourceBlock = await s.mine()
+    expect(sourceBlock.hash).not.toBe(forkBlock.hash)
+    expect(await s.ok('eth_getFilterChanges', [onSource])).toEqual([sourceBlock.hash])
+    expect((await s.rpc('eth_getFilterChanges', [onFork], KEY, name)).result).toEqual([forkBlock.hash])
+    expect((await s.rpc('eth_getFilterChanges', [onFork])).error).toEqual({ code: -32000, message: 'filter not found' })
+  })
 })
 
 describe('filter bounds', () => {
