@@ -169,6 +169,33 @@ describe('logs', () => {
     expect(s.server.gateway.balance(KEY)).toBe(3_000_000 - 300)
   })
 
+  it('a reorg: the replaced block\'s logs again with removed: true, then the new branch\'s; newHeads for the new block; each charged', async () => {
+    const s = await setup()
+    const socket = await s.socket()
+    const heads = await subscribe(socket, ['newHeads'])
+    const logs = await subscribe(socket, ['logs', { address: COUNTER }])
+    const hash = await s.increment()
+    await s.mine()
+    const of = (frames: any[], id: string) => frames.filter((f) => f.params.subscription === id).map((f) => f.params.result)
+    const first = await s.frames(socket, 2)
+    const [old] = of(first, logs)
+    expect(old).toMatchObject({ transactionHash: hash, blockNumber: '0x7', removed: false })
+    const reorg = await s.server.control.reorg('ethereum', { depth: 1 })
+    const replacement = reorg.added[0]!.hash
+    expect(replacement).not.toBe(old.blockHash)
+    const second = await s.frames(socket, 3)
+    expect(of(second, logs)).toEqual([{ ...old, removed: true }, { ...old, blockHash: replacement }])
+    expect(of(second, heads).map((h) => [h.number, h.hash])).toEqual([['0x7', replacement]])
+    expect(socket.pending).toEqual([])
+    expect(events(s.server).map((e) => [e.socket!.subscription!.type, e.credits])).toEqual([
+      ['newHeads', 50],
+      ['logs', 300],
+      ['logs', 300],
+      ['newHeads', 50],
+      ['logs', 300],
+    ])
+  })
+
   it('a numeric range bounds the blocks whose logs are sent', async () => {
     const s = await setup()
     const socket = await s.socket()
