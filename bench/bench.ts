@@ -569,6 +569,17 @@ async function main(argv: string[]): Promise<number> {
       )
     }
     out.push(`gd/Anvil: throughput ratio (higher is better) for the calls, time ratio for cold start and newHeads p50 (lower is better), memory ratio for RSS. "!" marks a server that gave errors.`)
+    const throughputOf = (id: string) => rows.find((r): r is ThroughputRow => r.kind === 'throughput' && r.id === id)
+    const polls = throughputOf('eth_getFilterChanges')
+    const blockNumbers = throughputOf('eth_blockNumber')
+    if (polls !== undefined && blockNumbers !== undefined) {
+      // An idle poll against the cheapest call, on each server: what a filter's lookup adds.
+      const share = (a: ServerStats, b: ServerStats) => (a.reqPerSec / b.reqPerSec).toFixed(2)
+      out.push(
+        `eth_getFilterChanges (an idle poll) / eth_blockNumber throughput in this run: gateway-double ${share(polls.gatewayDouble, blockNumbers.gatewayDouble)}, ` +
+          `Anvil ${share(polls.anvil, blockNumbers.anvil)}`,
+      )
+    }
     if (latencyRows.length > 0) {
       out.push(`newHeads: from the mine request (gateway-double's control route, Anvil's evm_mine) to each subscriber's notification; the last subscriber's median: ${latencyRows.map((r) => `${r.id} gateway-double ${r.gatewayDouble.lastP50Ms.toFixed(2)} ms, Anvil ${r.anvil.lastP50Ms.toFixed(2)} ms`).join('; ')}`)
       const delivery = latencyRows.filter((r) => r.gatewayDouble.fromBlock !== undefined)
