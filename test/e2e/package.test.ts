@@ -3,7 +3,7 @@
  * of this repository, so the build it runs never touches this worktree's dist/), the tarball
  * installed into a fresh project from npm's cache alone (`npm ci --offline`, see
  * test/support/consumerProject.ts), the installed package made read-only, and then, from that
- * project: an ES module script, a CommonJS script, `tsc --strict` with the tsconfig `tsc --init`
+ * project: an ES module script, viem's webSocket() transport, a CommonJS script, `tsc --strict` with the tsconfig `tsc --init`
  * writes, the installed command, and the manual's vitest and jest recipes as written. One pack and
  * one install serve every check.
  */
@@ -170,6 +170,19 @@ describe('the packed package, installed in a fresh project', () => {
     // The verified chains went to the project's cache folder, and nothing into the package.
     expect(readdirSync(join(dapp, 'node_modules', '.cache', 'gateway-double')).filter((f) => f.endsWith('.json')).length).toBeGreaterThanOrEqual(3)
     expect(listing(installed)).toEqual(installedFiles)
+  })
+
+  it("viem's webSocket() through the installed LocalhostWebSocket: watchBlockNumber sees a block mined by the control API, on newHeads", async () => {
+    cpSync(join(HERE, 'websocket.mjs'), join(dapp, 'websocket.mjs'))
+    const r = await run(process.execPath, ['websocket.mjs'], dapp)
+    expect(r.code, show(r)).toBe(0)
+    expect(r.stderr).toBe('')
+    expect(JSON.parse(r.stdout)).toEqual({
+      mined: 7,
+      numbers: ['7'],
+      errors: [],
+      calls: ['upgrade 101', 'eth_subscribe', 'eth_subscription', 'eth_unsubscribe'],
+    })
   })
 
   it('a CommonJS script: require of the package and of gateway-double/client', async () => {
