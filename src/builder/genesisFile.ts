@@ -3,7 +3,8 @@
  * chain from the parsed file (through src/chain/genesis.ts), so the fixture is made with exactly
  * the rules the loader will read it with.
  */
-import type { GenesisFile } from '../chain/loading/genesis.ts'
+import { chainConfig, HARDFORKS } from '../chain/loading/genesis.ts'
+import type { GenesisFile, Hardfork } from '../chain/loading/genesis.ts'
 import { toQuantity } from '../encoding/hex.ts'
 import { SYSTEM_CONTRACTS } from './systemContracts.ts'
 
@@ -36,53 +37,8 @@ export interface GenesisHeader {
   blobGasUsed?: bigint
 }
 
-/** The forks a fixture can run, oldest first: every one from the Merge on. */
-export const HARDFORKS = ['paris', 'shanghai', 'cancun', 'prague', 'osaka'] as const
-export type Hardfork = (typeof HARDFORKS)[number]
-
-const BLOB_SCHEDULE = {
-  cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
-  prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
-  osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
-}
-
-/**
- * Every fork through `hardfork` (Osaka unless a source names another) at block 0 / time 0: that
- * fork's rules from the first block, whatever the genesis number, with the London base fee in the
- * genesis header. The blob schedule is mainnet's (EIP-7840 makes geth require one from Cancun on).
- * BPO1/BPO2 are left out: src/chain/genesis.ts drops their entries anyway, because EthereumJS
- * 10.1.3 misreads them.
- */
-export function chainConfig(chainId: number, hardfork: Hardfork = 'osaka'): GenesisFile['config'] {
-  const level = HARDFORKS.indexOf(hardfork)
-  const from = (fork: Hardfork) => HARDFORKS.indexOf(fork) <= level
-  const schedule = Object.fromEntries(Object.entries(BLOB_SCHEDULE).filter(([fork]) => from(fork as Hardfork)))
-  return {
-    chainId,
-    homesteadBlock: 0,
-    eip150Block: 0,
-    eip155Block: 0,
-    eip158Block: 0,
-    byzantiumBlock: 0,
-    constantinopleBlock: 0,
-    petersburgBlock: 0,
-    istanbulBlock: 0,
-    muirGlacierBlock: 0,
-    berlinBlock: 0,
-    londonBlock: 0,
-    arrowGlacierBlock: 0,
-    grayGlacierBlock: 0,
-    mergeNetsplitBlock: 0,
-    ...(from('shanghai') ? { shanghaiTime: 0 } : {}),
-    ...(from('cancun') ? { cancunTime: 0 } : {}),
-    ...(from('prague') ? { pragueTime: 0 } : {}),
-    ...(from('osaka') ? { osakaTime: 0 } : {}),
-    terminalTotalDifficulty: 0,
-    // No beacon deposit contract exists on these chains; geth reads deposit logs from this address.
-    depositContractAddress: '0x0000000000000000000000000000000000000000',
-    ...(from('cancun') ? { blobSchedule: schedule } : {}),
-  }
-}
+export { chainConfig, HARDFORKS } from '../chain/loading/genesis.ts'
+export type { Hardfork } from '../chain/loading/genesis.ts'
 
 /**
  * The genesis file, with fields in geth's order and `alloc` sorted by address (as geth writes

@@ -5,12 +5,16 @@
  * (./pool/: eth_sendRawTransaction's transactions pass geth's pool rules), the miner
  * (./mining/miner.ts: at once in `auto` mode, on `mine()` in `manual`), snapshots and forks.
  *
- * Every change (a send, mining, a restore, a fork) runs one at a time, in call order (`#exclusive`):
- * two concurrent sends never share a parent. Reads go straight to the store. Listeners follow the
- * changes through `events` (./events/chainEvents.ts), told once each change is complete.
+ * Every change (a send, mining, a restore, a fork, a state edit) runs one at a time, in call order
+ * (`#exclusive`): two concurrent sends never share a parent. Reads go straight to the store.
+ * Listeners follow the changes through `events` (./events/chainEvents.ts), told once each change is
+ * complete.
+ *
+ * For test suites (Anvil's test methods, docs/your-chain.md): state edits of the head
+ * (`editState`), sends from impersonated accounts (`sendImpersonated`), the next blocks' settings
+ * (`setMiningSettings`: time, fee recipient, gas limit, base fee), `mineBlocks`, `reset`.
  */
 import type { Common } from '@ethereumjs/common'
-import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { createAddressFromString } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { BlockStore } from './blocks/blockStore.ts'
@@ -20,15 +24,22 @@ import type { ChainClock } from './clock.ts'
 import { ChainEvents } from './events/chainEvents.ts'
 import { Miner } from './mining/miner.ts'
 import type { MiningMode, ReorgOptions, ReorgResult } from './mining/miner.ts'
+import type { MiningSettingsState } from './mining/settings.ts'
 import { admit } from './pool/admission.ts'
 import type { AdmissionContext } from './pool/admission.ts'
+import { impersonatedRaw } from './pool/impersonation.ts'
+import type { UnsignedTxFields } from './pool/impersonation.ts'
 import { TxRejectedError } from './pool/poolRules.ts'
 import type { PoolTransaction } from './pool/poolTransaction.ts'
 import { TxPool } from './pool/txPool.ts'
 import { ChainSnapshot } from './snapshot.ts'
 import type { SnapshotContents } from './snapshot.ts'
 import { ChainStore } from './store/chainStore.ts'
+import type { EditedState } from './store/chainStore.ts'
 import type { BlockStateManager } from './vm/blockState.ts'
+import type { KeyBook } from './vm/keyBook.ts'
+import type { RecordingStateManager } from './vm/recordingState.ts'
+import type { StateEdit } from './vm/stateEdits.ts'
 
 /** A transaction waiting in the pool. */
 export type PendingTransaction = PoolTransaction
@@ -37,6 +48,15 @@ export type { ReorgOptions, ReorgResult }
 
 // A chain's snapshots are its API (`snapshot()`, `restore()`): named here too, where users meet them.
 export { ChainSnapshot }
+export type { EditedState }
+
+/** What a chain was loaded from, kept for its export: the genesis file's bytes, the fixture's index. */
+export interface ChainSource {
+  /** `genesis.json` as read (an export writes the same bytes). */
+  readonly genesis: Uint8Array
+  /** `accounts.json` as read, when the fixture had one. */
+  readonly index?: unknown
+}
 
 export interface ChainOptions {
   name: string
@@ -45,7 +65,7 @@ export interface ChainOptions {
    * Makes the chain's state (called once, on first need): its trie database holds every record's
    * state root. The chain moves it to the head's.
    */
-  state: () => Promise<MerkleStateManager>
+  state: () => Promise<RecordingStateManager>
   store: BlockStore
   safe: bigint
   finalized: bigint
@@ -55,10 +75,14 @@ export interface ChainOptions {
   miningMode?: MiningMode
   /** The chain's contracts by name (a fixture's accounts.json). Default: none. */
   contracts?: Readonly<Record<string, string>>
+  /** State edits of blocks (an export's `edits.json`, replayed): what reads of each see. */
+  edits?: ReadonlyMap<BlockRecord, EditedState>
+  /** What the chain was loaded from (its export writes it again). */
+  source?: ChainSource
 }
 
 /** A chain made of parts that exist already (a fork's copies). */
-interface ChainParts extends Pick<ChainOptions, 'verifiedBy' | 'clock' | 'miningMode' | 'contracts'> {
+interface ChainParts extends Pick<ChainOptions, 'verifiedBy' | 'clock' | 'miningMode' | 'contracts' | 'source'> {
   readonly parts: { readonly store: ChainStore; readonly pool: TxPool }
 }
 
@@ -74,6 +98,13 @@ export class Chain implements ChainReader {
   readonly #miner: Miner
   /** The tail of the queue that serializes sends, mining, restores and forks. */
   #queue: Promise<unknown> = Promise.resolve()
+  /** What the chain was loaded from, for its export (undefined for a chain made another way). */
+  readonly source: ChainSource | undefined
+  /** Accounts `sendImpersonated` may send from (lowercase); every account with `#autoImpersonate`. */
+  readonly #impersonated = new Set<string>()
+  #autoImpersonate = false
+  /** The chain as loaded (or forked), for `reset()`. */
+  #initial: ChainSnapshot
 
   constructor(opts: ChainOptions | ChainParts) {
     this.verifiedBy = opts.verifiedBy ?? 'replay'
@@ -82,6 +113,8 @@ export class Chain implements ChainReader {
     this.#store = parts.store
     this.#pool = parts.pool
     this.#miner = new Miner(this.#store, this.#pool, { clock: opts.clock, mode: opts.miningMode, events: this.events })
+    this.source = opts.source
+    this.#initial = this.snapshot()
   }
 
   /**
@@ -112,7 +145,7 @@ export class Chain implements ChainReader {
   }
 
   /** The head's state, made on the first call (see ChainStore.getState). */
-  getState(): Promise<MerkleStateManager> {
+  getState(): Promise<RecordingStateManager> {
     return this.#store.getState()
   }
 
@@ -160,6 +193,34 @@ export class Chain implements ChainReader {
     return this.#store.stateAt(record)
   }
 
+  /** The state root reads of `record` see: its header's, or the one its state edits gave. */
+  stateRootOf(record: BlockRecord): Uint8Array {
+    return this.#store.stateRootOf(record)
+  }
+
+  /** The state edits made while `record` was the head, if any (what an export writes to `edits.json`). */
+  editsOf(record: BlockRecord): EditedState | undefined {
+    return this.#store.editsOf(record)
+  }
+
+  /** The addresses and slots the chain's state was written at (see vm/keyBook.ts). */
+  keyBook(): Promise<KeyBook> {
+    return this.#store.keyBook()
+  }
+
+  // State edits.
+
+  /**
+   * Changes accounts outside any transaction (Anvil's `anvil_setBalance`, `setCode`, `setNonce`,
+   * `setStorageAt`, `anvil_loadState`). The edits apply to the head's state: every read of the head
+   * (by tag, number or hash) sees them at once, the head block's header stays as it was mined, and
+   * the next block executes on the edited state, so its state root includes them. A snapshot taken
+   * before an edit restores the state without it; `editsOf(head)` lists them for an export.
+   */
+  editState(edits: readonly StateEdit[]): Promise<void> {
+    return this.#exclusive(() => this.#store.editHead(edits))
+  }
+
   // The pool and mining.
 
   get miningMode(): MiningMode {
@@ -178,6 +239,42 @@ export class Chain implements ChainReader {
   /** Sets where mined blocks take their timestamps from (`max(parent + 1, floor(now / 1000))`). */
   setClock(clock: ChainClock): void {
     this.#miner.setClock(clock)
+  }
+
+  /** The clock, in seconds, as block timestamps read it (before the chain's own offset). */
+  clockSeconds(): bigint {
+    return this.#miner.clockSeconds()
+  }
+
+  /** What the next blocks' headers take besides their parent (mining/settings.ts). */
+  get miningSettings(): MiningSettingsState {
+    return this.#miner.settings
+  }
+
+  /** Changes the mining settings: the fields given replace the current ones (undefined clears one). */
+  setMiningSettings(change: Partial<MiningSettingsState>): MiningSettingsState {
+    return this.#miner.setSettings(change)
+  }
+
+  // Impersonation.
+
+  /** The accounts `sendImpersonated` may send from (Anvil's `anvil_impersonateAccount`), lowercase. */
+  get impersonatedAccounts(): readonly string[] {
+    return [...this.#impersonated]
+  }
+
+  setImpersonated(address: string, on: boolean): void {
+    if (on) this.#impersonated.add(address.toLowerCase())
+    else this.#impersonated.delete(address.toLowerCase())
+  }
+
+  /** `true`: every account may send (`anvil_autoImpersonateAccount`). */
+  setAutoImpersonate(on: boolean): void {
+    this.#autoImpersonate = on
+  }
+
+  isImpersonated(address: string): boolean {
+    return this.#autoImpersonate || this.#impersonated.has(address.toLowerCase())
   }
 
   /** The transactions waiting in the pool, by sender (in order of first arrival), then nonce. */
@@ -202,21 +299,34 @@ export class Chain implements ChainReader {
    * pooled transaction into a new block before answering. Returns the transaction hash.
    */
   sendRawTransaction(raw: Uint8Array): Promise<string> {
-    return this.#exclusive(async () => {
-      const ptx = await admit(raw, this.#pool, this.#admission())
-      this.events.emitPooled(ptx)
-      if (this.#miner.mode === 'auto') {
-        const failed = await this.#miner.mineExecutable(false)
-        const own = failed.get(ptx.hash)
-        if (own) throw new TxRejectedError(own)
-      }
-      return ptx.hash
+    return this.#exclusive(() => this.#submit(raw, undefined))
+  }
+
+  /**
+   * A transaction from `from` without a signature (an impersonated account: the caller decides who
+   * may send, see `isImpersonated`). It is checked, pooled and mined as `sendRawTransaction`'s are,
+   * carrying a placeholder signature (pool/impersonation.ts). Returns the transaction hash.
+   */
+  sendImpersonated(fields: UnsignedTxFields, from: string): Promise<string> {
+    return this.#exclusive(() => {
+      const sender = from.toLowerCase()
+      const raw = impersonatedRaw(fields, sender, this.#store.commonAt(this.head.number + 1n, this.#miner.nextTimestamp()))
+      return this.#submit(raw, sender)
     })
   }
 
-  /** Mines one block with every executable pooled transaction (an empty block when there is none). */
-  mine(): Promise<BlockRecord> {
+  /** Drops a pooled transaction (`anvil_dropTransaction`); true when it was there. */
+  dropTransaction(hash: string): boolean {
+    return this.#pool.drop(hash)
+  }
+
+  /**
+   * Mines one block with every executable pooled transaction (an empty block when there is none);
+   * with `timestamp`, at that time (after the head's).
+   */
+  mine(opts: { timestamp?: bigint } = {}): Promise<BlockRecord> {
     return this.#exclusive(async () => {
+      if (opts.timestamp !== undefined) this.#miner.setSettings({ nextTimestamp: opts.timestamp })
       await this.#miner.mineExecutable(true)
       return this.head
     })
@@ -232,11 +342,27 @@ export class Chain implements ChainReader {
     return this.#exclusive(() => this.#miner.reorg(options))
   }
 
+  /**
+   * Mines `count` blocks one after the other (Anvil's `anvil_mine`); with `interval`, exactly that
+   * many seconds apart (see Miner.mineBlocks). Returns the new head.
+   */
+  mineBlocks(count: number, interval?: bigint): Promise<BlockRecord> {
+    return this.#exclusive(async () => {
+      await this.#miner.mineBlocks(count, interval)
+      return this.head
+    })
+  }
+
   // Snapshots and forks.
 
   /** The head, safe and finalized blocks, the pool and the mining mode, as they are now. */
   snapshot(): ChainSnapshot {
-    return new ChainSnapshot(this, this.name, { store: this.#store.contents(), pool: [...this.#pool.entries], mode: this.#miner.mode })
+    return new ChainSnapshot(this, this.name, {
+      store: this.#store.contents(),
+      pool: [...this.#pool.entries],
+      mode: this.#miner.mode,
+      settings: this.#miner.settings,
+    })
   }
 
   /**
@@ -254,6 +380,7 @@ export class Chain implements ChainReader {
       const before = new Set(this.#pool.entries)
       this.#pool.reset(contents.pool)
       this.#miner.setMode(contents.mode)
+      this.#miner.replaceSettings(contents.settings)
       const { removed, added } = await this.#store.rewind(contents.store)
       const ancestor = this.#store.byNumber((added[0]?.number ?? this.head.number + 1n) - 1n)!
       this.events.emitChange(removed, ancestor, added, 'restore')
@@ -268,11 +395,38 @@ export class Chain implements ChainReader {
   fork(name: string): Promise<Chain> {
     return this.#exclusive(async () => {
       const parts = { store: await this.#store.copy(name), pool: this.#pool.copy() }
-      return new Chain({ parts, verifiedBy: this.verifiedBy, clock: this.clock, miningMode: this.miningMode, contracts: this.contracts })
+      const forked = new Chain({ parts, verifiedBy: this.verifiedBy, clock: this.clock, miningMode: this.miningMode, contracts: this.contracts, ...(this.source ? { source: this.source } : {}) })
+      forked.#miner.replaceSettings(this.#miner.settings)
+      for (const a of this.#impersonated) forked.#impersonated.add(a)
+      forked.#autoImpersonate = this.#autoImpersonate
+      forked.#initial = forked.snapshot()
+      return forked
     })
   }
 
+  /**
+   * Back to the chain as it was loaded (or forked): its blocks, state edits, pool, mining mode and
+   * settings (Anvil's `anvil_reset`); impersonation ends.
+   */
+  async reset(): Promise<void> {
+    await this.restore(this.#initial)
+    this.#impersonated.clear()
+    this.#autoImpersonate = false
+  }
+
   // Internals.
+
+  /** Admits `raw` (an impersonated transaction when `sender` is given), and in `auto` mode mines it. */
+  async #submit(raw: Uint8Array, sender: string | undefined): Promise<string> {
+    const ptx = await admit(raw, this.#pool, this.#admission(), sender)
+    this.events.emitPooled(ptx)
+    if (this.#miner.mode === 'auto') {
+      const failed = await this.#miner.mineExecutable(false)
+      const own = failed.get(ptx.hash)
+      if (own) throw new TxRejectedError(own)
+    }
+    return ptx.hash
+  }
 
   #exclusive<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(task, task)
@@ -290,7 +444,7 @@ export class Chain implements ChainReader {
         return {
           common: store.commonAt(head.number, head.timestamp),
           nextCommon: store.commonAt(head.number + 1n, miner.nextTimestamp()),
-          gasLimit: head.block.header.gasLimit,
+          gasLimit: miner.nextGasLimit(),
           chainId: store.chainId,
         }
       },

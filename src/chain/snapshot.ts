@@ -1,8 +1,10 @@
 /**
- * A chain's snapshot: its blocks and tags, its pool and its mining mode at one moment, to restore
- * later (any number of times). Opaque to its users; valid only for the chain that took it.
+ * A chain's snapshot: its blocks and tags (and the head's state edits), its pool, its mining mode
+ * and mining settings at one moment, to restore later (any number of times). Opaque to its users;
+ * valid only for the chain that took it.
  */
 import type { MiningMode } from './mining/miner.ts'
+import type { MiningSettingsState } from './mining/settings.ts'
 import type { PoolTransaction } from './pool/poolTransaction.ts'
 import type { StoreContents } from './store/chainStore.ts'
 
@@ -11,6 +13,7 @@ export interface SnapshotContents {
   readonly store: StoreContents
   readonly pool: readonly PoolTransaction[]
   readonly mode: MiningMode
+  readonly settings: MiningSettingsState
 }
 
 /** A chain's state at one moment, to `restore` later. Opaque; valid for the chain that made it. */

@@ -59,7 +59,7 @@ export const CHAIN_ROOMS: LayerRules = {
     'chain/mining': ['chain/clock.ts', 'chain/blocks', 'chain/vm', 'chain/store', 'chain/pool', 'chain/events'],
     'chain/snapshot.ts': ['chain/store', 'chain/pool', 'chain/mining'],
     'chain/chain.ts': ['chain/clock.ts', 'chain/blocks', 'chain/vm', 'chain/store', 'chain/pool', 'chain/mining', 'chain/events', 'chain/snapshot.ts'],
-    'chain/loading': ['chain/chain.ts', 'chain/clock.ts', 'chain/blocks', 'chain/vm', 'chain/mining'],
+    'chain/loading': ['chain/chain.ts', 'chain/clock.ts', 'chain/blocks', 'chain/vm', 'chain/mining', 'chain/pool'],
   },
 }
 

@@ -23,4 +23,9 @@ export interface ChainReader {
   resolve(selector: BlockSelector): BlockRecord | undefined
   /** The head's state manager, whose trie database holds every block's state root. */
   getState(): Promise<MerkleStateManager>
+  /**
+   * The state root reads of `record` see: its header's, or the root that state edits made while
+   * it was the head gave (`Chain.editState`).
+   */
+  stateRootOf(record: BlockRecord): Uint8Array
 }

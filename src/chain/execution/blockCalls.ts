@@ -13,6 +13,7 @@
 import { Block, createBlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { paramsTx } from '@ethereumjs/tx'
+import { bytesToHex } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { AncestorHashes } from '../blocks/blockHashes.ts'
 import type { ChainReader } from '../blocks/chainReader.ts'
@@ -84,7 +85,7 @@ export class BlockCalls {
     const [{ vm: vmLib, evm: evmLib }, { statemanager, blockState }, chainState] = await Promise.all([vmLibraries(), stateLibraries(), chain.getState()])
     const common = chain.common.copy()
     common.setHardforkBy({ blockNumber: block?.number ?? header.number, timestamp: block?.time ?? header.timestamp })
-    const state = await blockState.BlockStateManager.at(chainState, header.stateRoot, { caches: new statemanager.Caches() })
+    const state = await blockState.BlockStateManager.at(chainState, chain.stateRootOf(record), { caches: new statemanager.Caches() })
     // BLOCKHASH walks back from the block's real header, as geth's GetHashFn does under overrides.
     const blockchain = new AncestorHashes(chain.blockchain, header)
     const evm = await evmLib.createEVM({ common, stateManager: state, blockchain })
@@ -137,23 +138,27 @@ export class BlockCalls {
   }
 }
 
-/** Each chain's block VMs, most recently used last. A new block (a new record) gets its own. */
-const blockCalls = new WeakMap<ChainReader, Map<BlockRecord, Promise<BlockCalls>>>()
+/**
+ * Each chain's block VMs, most recently used last, by block hash and the state root its calls read
+ * (a new block, or a state edit of the head, gets its own).
+ */
+const blockCalls = new WeakMap<ChainReader, Map<string, Promise<BlockCalls>>>()
 
 /** The calls' VM kept for `record` of `chain` (made on first need; the last few kept). */
 export function callsAt(chain: ChainReader, record: BlockRecord): Promise<BlockCalls> {
   let kept = blockCalls.get(chain)
   if (!kept) blockCalls.set(chain, (kept = new Map()))
-  let calls = kept.get(record)
+  const key = `${record.hash}${bytesToHex(chain.stateRootOf(record))}`
+  let calls = kept.get(key)
   if (calls) {
-    kept.delete(record)
+    kept.delete(key)
   } else {
     calls = BlockCalls.open(chain, record)
     // A failed open is not kept.
-    calls.catch(() => kept.delete(record))
+    calls.catch(() => kept.delete(key))
     if (kept.size >= BLOCK_VMS_KEPT) kept.delete(kept.keys().next().value!)
   }
-  kept.set(record, calls)
+  kept.set(key, calls)
   return calls
 }
 

@@ -21,10 +21,12 @@
  * execution. The answer is the one the executions would give; an ERC-20 transfer runs once.
  *
  * Answers are kept: a block's state never changes, so the same call at the same block (by hash)
- * with the same gas cap has the same answer, a success or one of geth's errors. A repeated call is
- * answered from the kept answer (concurrent ones share one estimation); blocks added later have
- * their own hashes, so nothing is ever invalidated.
+ * and state root (a state edit gives the head a new one) with the same gas cap has the same
+ * answer, a success or one of geth's errors. A repeated call is answered from the kept answer
+ * (concurrent ones share one estimation); blocks added later have their own hashes, so nothing is
+ * ever invalidated.
  */
+import { bytesToHex } from '@ethereumjs/util'
 import { jsonReplacer } from '../../encoding/hex.ts'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
@@ -81,7 +83,7 @@ export function estimateGas(chain: ChainReader, record: BlockRecord, args: CallA
   if (opts.overrides !== undefined) return estimate(chain, record, args, opts)
   let kept = answers.get(chain)
   if (!kept) answers.set(chain, (kept = new Map()))
-  const key = answerKey(record, args, opts.gasCap, opts.decideFromTrace)
+  const key = answerKey(record, bytesToHex(chain.stateRootOf(record)), args, opts.gasCap, opts.decideFromTrace)
   const known = kept.get(key)
   if (known) {
     kept.delete(key)
@@ -99,10 +101,14 @@ export function estimateGas(chain: ChainReader, record: BlockRecord, args: CallA
   return answer
 }
 
-/** The call as a key: the block's hash, the cap, every field in one order, addresses in lowercase. */
-function answerKey(record: BlockRecord, a: CallArgs, gasCap: bigint, decideFromTrace?: boolean): string {
+/**
+ * The call as a key: the block's hash and the state root its calls read (state edits change the
+ * head's), the cap, every field in one order, addresses in lowercase.
+ */
+function answerKey(record: BlockRecord, root: string, a: CallArgs, gasCap: bigint, decideFromTrace?: boolean): string {
   const fields = [
     record.hash,
+    root,
     gasCap,
     a.from?.toLowerCase(),
     a.to?.toLowerCase(),

@@ -9,13 +9,14 @@ import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/
 import type { Common, GethGenesis } from '@ethereumjs/common'
 import type { GenesisState } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
-import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { concatBytes, KECCAK256_RLP, MapDB, SHA256_NULL } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { createRequire } from 'node:module'
 import type { KZG } from 'micro-eth-signer/kzg.js'
 import { ecrecover } from '../../encoding/ecrecover.ts'
 import { keccak256 } from '../../encoding/keccak.ts'
+import type { KeyBook } from '../vm/keyBook.ts'
+import type { RecordingStateManager } from '../vm/recordingState.ts'
 import { merkleState, vmLibraries } from '../vm/vmLibraries.ts'
 
 const require = createRequire(import.meta.url)
@@ -75,6 +76,54 @@ export function genesisStateOf(genesis: GenesisFile): GenesisState {
   return parseGethGenesisState(genesis as unknown as GethGenesis)
 }
 
+/** The forks a fixture can run, oldest first: every one from the Merge on. */
+export const HARDFORKS = ['paris', 'shanghai', 'cancun', 'prague', 'osaka'] as const
+export type Hardfork = (typeof HARDFORKS)[number]
+
+const BLOB_SCHEDULE = {
+  cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
+  prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+  osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+}
+
+/**
+ * Every fork through `hardfork` (Osaka unless a source names another) at block 0 / time 0: that
+ * fork's rules from the first block, whatever the genesis number, with the London base fee in the
+ * genesis header. The blob schedule is mainnet's (EIP-7840 makes geth require one from Cancun on).
+ * BPO1/BPO2 are left out: `commonFromGenesis` drops their entries anyway, because EthereumJS
+ * 10.1.3 misreads them.
+ */
+export function chainConfig(chainId: number, hardfork: Hardfork = 'osaka'): GenesisFile['config'] {
+  const level = HARDFORKS.indexOf(hardfork)
+  const from = (fork: Hardfork) => HARDFORKS.indexOf(fork) <= level
+  const schedule = Object.fromEntries(Object.entries(BLOB_SCHEDULE).filter(([fork]) => from(fork as Hardfork)))
+  return {
+    chainId,
+    homesteadBlock: 0,
+    eip150Block: 0,
+    eip155Block: 0,
+    eip158Block: 0,
+    byzantiumBlock: 0,
+    constantinopleBlock: 0,
+    petersburgBlock: 0,
+    istanbulBlock: 0,
+    muirGlacierBlock: 0,
+    berlinBlock: 0,
+    londonBlock: 0,
+    arrowGlacierBlock: 0,
+    grayGlacierBlock: 0,
+    mergeNetsplitBlock: 0,
+    ...(from('shanghai') ? { shanghaiTime: 0 } : {}),
+    ...(from('cancun') ? { cancunTime: 0 } : {}),
+    ...(from('prague') ? { pragueTime: 0 } : {}),
+    ...(from('osaka') ? { osakaTime: 0 } : {}),
+    terminalTotalDifficulty: 0,
+    // No beacon deposit contract exists on these chains; geth reads deposit logs from this address.
+    depositContractAddress: '0x0000000000000000000000000000000000000000',
+    ...(from('cancun') ? { blobSchedule: schedule } : {}),
+  }
+}
+
 /** State entries as the trie database holds them: unprefixed hex key to bytes (or a string). */
 export type StateEntries = Map<string, string | Uint8Array>
 
@@ -83,8 +132,8 @@ export interface OpenChain {
   common: Common
   blockchain: Blockchain
   vm: VM
-  /** The VM's state, at the genesis state root. */
-  stateManager: MerkleStateManager
+  /** The VM's state, at the genesis state root (noting the keys written, genesis alloc included). */
+  stateManager: RecordingStateManager
   genesisBlock: Block
   /** The state database behind the VM's trie: every node of every state root written to it. */
   stateEntries: StateEntries
@@ -133,9 +182,12 @@ export function openVerifiedGenesis(genesis: GenesisFile, name: string, saved: {
   return { common, genesisBlock: atHeight(genesisBlock, genesis) ?? genesisBlock }
 }
 
-/** A state manager over a state database (its root to be set by the caller). */
-export function stateOver(entries: StateEntries, common: Common): Promise<MerkleStateManager> {
-  return merkleState(common, new MerklePatriciaTrie({ db: new MapDB(entries), useKeyHashing: true, common }))
+/**
+ * A state manager over a state database (its root to be set by the caller), noting the keys
+ * written in `book` (a new one by default).
+ */
+export function stateOver(entries: StateEntries, common: Common, book?: KeyBook): Promise<RecordingStateManager> {
+  return merkleState(common, new MerklePatriciaTrie({ db: new MapDB(entries), useKeyHashing: true, common }), book)
 }
 
 /** EthereumJS 10.1.3's `Blockchain.createGenesisBlock(stateRoot)`, which the blockchain makes at creation. */

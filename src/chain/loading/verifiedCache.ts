@@ -16,8 +16,10 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import type { ReceiptJson, TransactionJson } from '../blocks/render.ts'
+import type { SavedKeyBook } from '../vm/keyBook.ts'
+import type { StateEdit } from '../vm/stateEdits.ts'
 
-const FORMAT = 3
+const FORMAT = 4
 
 /** Names the cache folder, overriding the default (a path, relative to the current directory). */
 export const CACHE_DIR_ENV = 'GATEWAY_DOUBLE_CACHE_DIR'
@@ -66,6 +68,10 @@ export interface CachedChain {
   records: CachedRecord[]
   /** The state database: hex key to bytes (or, as EthereumJS stores some, a string). */
   entries: [string, Uint8Array | string][]
+  /** The addresses and slots written (see chain/vm/keyBook.ts). */
+  book: SavedKeyBook
+  /** By record index (0: genesis): the state edits made on that block (an `edits.json`'s), and their root. */
+  edited: [number, { root: string; edits: StateEdit[] }][]
 }
 
 interface CacheFile {
@@ -73,6 +79,8 @@ interface CacheFile {
   genesisStateRoot: string
   records: CachedRecord[]
   entries: [string, string | { s: string }][]
+  book: SavedKeyBook
+  edited: [number, { root: string; edits: StateEdit[] }][]
 }
 
 let codeHash: string | undefined
@@ -117,6 +125,8 @@ export function readCache(dir: string, key: string): CachedChain | undefined {
     genesisStateRoot: file.genesisStateRoot,
     records: file.records,
     entries: file.entries.map(([k, v]) => [k, typeof v === 'string' ? hexToBytes(v as `0x${string}`) : v.s]),
+    book: file.book ?? [],
+    edited: file.edited ?? [],
   }
 }
 
@@ -127,6 +137,8 @@ export function writeCache(dir: string, key: string, chain: CachedChain): void {
     genesisStateRoot: chain.genesisStateRoot,
     records: chain.records,
     entries: chain.entries.map(([k, v]) => [k, typeof v === 'string' ? { s: v } : bytesToHex(v)]),
+    book: chain.book,
+    edited: chain.edited,
   }
   try {
     mkdirSync(dir, { recursive: true })

@@ -1,6 +1,7 @@
 /**
- * A new branch for a reorg: blocks mined one after another on an earlier block (the ancestor),
- * each with the transactions planned for it, as `mineChild` mines on the head. Their headers carry
+ * A new branch for a reorg: blocks mined one after another on an earlier block (the ancestor, with
+ * the state edits made on it), each with the transactions planned for it, as `mineChild` mines on
+ * the head. Their headers carry
  * `extraData` "gateway-double reorg <n>": a branch of the same transactions at the same times
  * would otherwise be the very blocks it replaces.
  *
@@ -44,6 +45,10 @@ export interface BranchRules {
   timestampOn(parent: BlockRecord): bigint
   /** The fee recipient of mined blocks. */
   readonly coinbase: string
+  /** The branch's gas limit (a test's setting); default each parent's. */
+  readonly gasLimit?: bigint
+  /** The state the first block executes on: the ancestor's, with the state edits made on it. */
+  readonly ancestorRoot: Uint8Array
 }
 
 /** A transaction of a strict plan did not run: nothing of the branch is kept. */
@@ -71,9 +76,10 @@ export async function mineBranch(vm: VM, rules: BranchRules, plan: BranchPlan): 
   for (const [b, planned] of plan.blocks.entries()) {
     const timestamp = rules.timestampOn(parent)
     const common = rules.commonAt(parent.number + 1n, timestamp)
-    const fields = { ...childHeaderFields(parent, common, timestamp, rules.coinbase), extraData }
+    const fields = { ...childHeaderFields(parent, common, timestamp, rules.coinbase, { gasLimit: rules.gasLimit }), extraData }
     const on = parent
-    const mine = (txs: readonly BranchTransaction[]) => mineChild(vm, on, common, fields, txs)
+    const root = on === plan.ancestor ? rules.ancestorRoot : on.block.header.stateRoot
+    const mine = (txs: readonly BranchTransaction[]) => mineChild(vm, on, root, common, fields, txs)
     let record: BlockRecord
     try {
       record = await mine(planned)

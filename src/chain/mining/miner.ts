@@ -1,9 +1,9 @@
 /**
  * The chain's miner: when blocks are mined (`auto`: at every send; `manual`: on `mine()`), the
- * time they take (`max(parent + 1, clock seconds)`), the next block's base fees, and mining itself:
- * the executable pooled transactions (../pool/selection.ts) into one block on the head
- * (./mining.ts), appended to the store, and told to the chain's events. Next-block controls (a set timestamp, a fee recipient)
- * belong here, beside `nextTimestamp`.
+ * time they take (`max(parent + 1, clock seconds)`, moved by the test's settings: ./settings.ts),
+ * the next block's base fees, and mining itself: the executable pooled transactions
+ * (../pool/selection.ts) into one block on the head's state (state edits included: the store's
+ * `stateRootOf`) (./mining.ts), appended to the store, and told to the chain's events.
  */
 import { SYSTEM_CLOCK } from '../clock.ts'
 import type { ChainClock } from '../clock.ts'
@@ -18,6 +18,8 @@ import { BranchRefusedError, mineBranch } from './branch.ts'
 import { childHeaderFields, MiningError, mineChild } from './mining.ts'
 import { planReorg, ReorgError } from './reorg.ts'
 import type { ReorgOptions } from './reorg.ts'
+import { afterMined, DEFAULT_MINING_SETTINGS, nextTimestamp } from './settings.ts'
+import type { MiningSettingsState } from './settings.ts'
 
 /** `auto`: every valid transaction is mined at once, in a block of its own. `manual`: they wait for `mine()`. */
 export type MiningMode = 'auto' | 'manual'
@@ -46,6 +48,7 @@ export class Miner {
   #mode: MiningMode
   /** Reorgs made so far (each branch's blocks say which one made them). */
   #reorgs = 0
+  #settings: MiningSettingsState = DEFAULT_MINING_SETTINGS
 
   constructor(store: ChainStore, pool: TxPool, opts: { clock?: ChainClock; mode?: MiningMode; events?: ChainEvents } = {}) {
     this.#store = store
@@ -74,16 +77,45 @@ export class Miner {
     this.#clock = clock
   }
 
-  /** The next block's timestamp, as the clock reads now. */
-  nextTimestamp(): bigint {
-    return this.timestampOn(this.#store.head)
+  /** The clock, in seconds, as block timestamps read it (before the chain's own offset). */
+  clockSeconds(): bigint {
+    return BigInt(Math.floor(this.#clock.now() / 1000))
   }
 
-  /** The timestamp of a block mined on `parent` now: `max(parent + 1, clock seconds)`. */
+  /** What the next blocks' headers take besides their parent (./settings.ts). */
+  get settings(): MiningSettingsState {
+    return this.#settings
+  }
+
+  /** Puts back settings of an earlier moment (a restore). */
+  replaceSettings(settings: MiningSettingsState): void {
+    this.#settings = settings
+  }
+
+  /** Replaces the settings given (a field given as undefined is cleared). */
+  setSettings(change: Partial<MiningSettingsState>): MiningSettingsState {
+    const next: Record<string, unknown> = { ...this.#settings, ...change }
+    for (const [field, value] of Object.entries(next)) if (value === undefined) delete next[field]
+    this.#settings = next as unknown as MiningSettingsState
+    return this.#settings
+  }
+
+  /** The next block's timestamp, as the clock and the settings read now. */
+  nextTimestamp(): bigint {
+    return nextTimestamp(this.#settings, this.#store.head.timestamp, this.clockSeconds())
+  }
+
+  /**
+   * The timestamp of a reorg's block mined on `parent` now: as `nextTimestamp`, with the clock's
+   * offset or the interval, but never the one-shot next timestamp, kept for the block after the branch.
+   */
   timestampOn(parent: BlockRecord): bigint {
-    const now = BigInt(Math.floor(this.#clock.now() / 1000))
-    const min = parent.timestamp + 1n
-    return now > min ? now : min
+    return nextTimestamp({ ...this.#settings, nextTimestamp: undefined }, parent.timestamp, this.clockSeconds())
+  }
+
+  /** The next blocks' gas limit: the settings', else the head's. */
+  nextGasLimit(): bigint {
+    return this.#settings.gasLimit ?? this.#store.head.block.header.gasLimit
   }
 
   /** The next block's base fee (undefined before London). */
@@ -91,7 +123,23 @@ export class Miner {
     const head = this.#store.head.block.header
     const common = this.#store.commonAt(head.number + 1n, this.nextTimestamp())
     if (!common.isActivatedEIP(1559)) return undefined
+    if (this.#settings.nextBaseFee !== undefined) return this.#settings.nextBaseFee
     return head.baseFeePerGas !== undefined ? head.calcNextBaseFee() : common.param('initialBaseFee')
+  }
+
+  /**
+   * Mines `count` blocks (Anvil's `anvil_mine`), the first with the executable pooled
+   * transactions. With `interval`, the first is `interval` seconds after the time the next block
+   * would have had and each next one exactly `interval` after it; time goes on from the last.
+   */
+  async mineBlocks(count: number, interval?: bigint): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      if (interval !== undefined && interval > 0n) {
+        if (i > 0) this.setSettings({ nextTimestamp: this.#store.head.timestamp + interval })
+        else if (this.#settings.nextTimestamp === undefined) this.setSettings({ nextTimestamp: this.nextTimestamp() + interval })
+      }
+      await this.mineExecutable(true)
+    }
   }
 
   /** The next block's blob base fee (undefined before Cancun). */
@@ -112,16 +160,21 @@ export class Miner {
     // First: the block's Common must have the VM's parameters (see ChainStore.getVm).
     const vm = await store.getVm()
     const parent = store.head
+    const parentRoot = store.stateRootOf(parent)
+    const settings = this.#settings
     const timestamp = this.nextTimestamp()
     const common = store.commonAt(parent.number + 1n, timestamp)
-    const fields = childHeaderFields(parent, common, timestamp, store.genesis.block.header.coinbase.toString())
+    const fields = childHeaderFields(parent, common, timestamp, settings.coinbase ?? store.genesis.block.header.coinbase.toString(), {
+      gasLimit: settings.gasLimit,
+      baseFee: settings.nextBaseFee,
+    })
     const nonces = new Map<string, bigint>()
     for (const p of this.#pool.entries) if (!nonces.has(p.from)) nonces.set(p.from, await store.nonceAt(parent, p.from))
     const baseFee = fields.baseFeePerGas === undefined ? undefined : BigInt(fields.baseFeePerGas as bigint)
-    let chosen = selectExecutable(this.#pool.entries, (from) => nonces.get(from)!, baseFee, parent.block.header.gasLimit)
+    let chosen = selectExecutable(this.#pool.entries, (from) => nonces.get(from)!, baseFee, BigInt(fields.gasLimit as bigint))
     const failed = new Map<string, string>()
     if (chosen.length === 0 && !always) return failed
-    const mine = (txs: readonly PoolTransaction[]): Promise<BlockRecord> => mineChild(vm, parent, common, fields, txs)
+    const mine = (txs: readonly PoolTransaction[]): Promise<BlockRecord> => mineChild(vm, parent, parentRoot, common, fields, txs)
     let record: BlockRecord
     try {
       record = await mine(chosen)
@@ -130,12 +183,13 @@ export class Miner {
       chosen = await this.#withoutRefused(chosen, mine, failed)
       this.#pool.remove((p) => failed.has(p.hash))
       if (chosen.length === 0 && !always) {
-        await (await store.getState()).setStateRoot(parent.block.header.stateRoot)
+        await (await store.getState()).setStateRoot(parentRoot)
         return failed
       }
       record = await mine(chosen)
     }
     store.append(record)
+    this.#settings = afterMined(settings, timestamp, this.clockSeconds())
     const included = new Set(chosen)
     this.#pool.remove((p) => included.has(p))
     this.#events?.emitChange([], parent, [record], 'mined')
@@ -147,6 +201,11 @@ export class Miner {
    * the ancestor (./branch.ts), swapped in; the replaced transactions it leaves out go back to the
    * pool (unless dropped). Told as the blocks removed, each new block, then each transaction pooled.
    * Throws `ReorgError` with nothing changed.
+   *
+   * With a test's settings (./settings.ts): the branch's blocks take the clock's offset or the
+   * interval, the fee recipient and the gas limit; the one-shot next timestamp and base fee wait
+   * for the first block after the branch. State edits of the replaced blocks go with them; the
+   * ancestor's stay, and the branch executes on them.
    */
   async reorg(options: ReorgOptions): Promise<ReorgResult> {
     const store = this.#store
@@ -158,7 +217,7 @@ export class Miner {
         rulesOn: (parent) => ({
           common: store.commonAt(parent.number, parent.timestamp),
           nextCommon: store.commonAt(parent.number + 1n, this.timestampOn(parent)),
-          gasLimit: parent.block.header.gasLimit,
+          gasLimit: this.#settings.gasLimit ?? parent.block.header.gasLimit,
           chainId: store.chainId,
         }),
       },
@@ -168,13 +227,15 @@ export class Miner {
     const rules = {
       commonAt: (n: bigint, t: bigint) => store.commonAt(n, t),
       timestampOn: (parent: BlockRecord) => this.timestampOn(parent),
-      coinbase: store.genesis.block.header.coinbase.toString(),
+      coinbase: this.#settings.coinbase ?? store.genesis.block.header.coinbase.toString(),
+      gasLimit: this.#settings.gasLimit,
+      ancestorRoot: store.stateRootOf(plan.ancestor),
     }
     let branch: { records: BlockRecord[] }
     try {
       branch = await mineBranch(vm, rules, { ...plan, branch: ++this.#reorgs })
     } catch (err) {
-      await (await store.getState()).setStateRoot(store.head.block.header.stateRoot)
+      await (await store.getState()).setStateRoot(store.stateRootOf(store.head))
       if (err instanceof BranchRefusedError) throw new ReorgError(`transactions[${err.block}][${err.index}]`, err.message)
       throw err
     }

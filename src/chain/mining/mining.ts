@@ -16,17 +16,27 @@ import { keccak256 } from '../../encoding/keccak.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
 import { recordFromExecution } from '../blocks/record.ts'
+import { decodeImpersonated, impersonatedSender } from '../pool/impersonation.ts'
 import { loadedVmLibraries } from '../vm/vmLibraries.ts'
 
-/** The child's header fields that do not depend on its transactions. */
-export function childHeaderFields(parent: BlockRecord, common: Common, timestamp: bigint, coinbase: string): HeaderData {
+/**
+ * The child's header fields that do not depend on its transactions; `gasLimit` and `baseFee`
+ * replace the parent's gas limit and the EIP-1559 base fee when given (a test's settings).
+ */
+export function childHeaderFields(
+  parent: BlockRecord,
+  common: Common,
+  timestamp: bigint,
+  coinbase: string,
+  set: { gasLimit?: bigint; baseFee?: bigint } = {},
+): HeaderData {
   const p = parent.block.header
   const fields: HeaderData = {
     parentHash: parent.block.hash(),
     number: p.number + 1n,
     timestamp,
     coinbase: coinbase as `0x${string}`,
-    gasLimit: p.gasLimit,
+    gasLimit: set.gasLimit ?? p.gasLimit,
     extraData: new Uint8Array(),
   }
   if (common.gteHardfork('paris')) {
@@ -35,7 +45,7 @@ export function childHeaderFields(parent: BlockRecord, common: Common, timestamp
     fields.mixHash = keccak256(parent.block.hash())
   }
   if (common.isActivatedEIP(1559)) {
-    fields.baseFeePerGas = p.baseFeePerGas !== undefined ? p.calcNextBaseFee() : common.param('initialBaseFee')
+    fields.baseFeePerGas = set.baseFee ?? (p.baseFeePerGas !== undefined ? p.calcNextBaseFee() : common.param('initialBaseFee'))
   }
   if (common.isActivatedEIP(4895)) fields.withdrawalsRoot = KECCAK256_RLP
   if (common.isActivatedEIP(4844)) {
@@ -51,18 +61,24 @@ export class MiningError extends Error {
   override readonly name = 'MiningError'
 }
 
-/** The transaction as the block's fork executes it (EthereumJS ties a transaction to a fork). */
+/**
+ * The transaction as the block's fork executes it (EthereumJS ties a transaction to a fork); an
+ * impersonated one keeps its given sender.
+ */
 function atFork(tx: TypedTransaction, raw: Uint8Array, common: Common): TypedTransaction {
-  return tx.common.hardfork() === common.hardfork() ? tx : createTxFromRLP(raw, { common })
+  if (tx.common.hardfork() === common.hardfork()) return tx
+  const sender = impersonatedSender(tx)
+  return sender === undefined ? createTxFromRLP(raw, { common }) : decodeImpersonated(raw, sender, common)
 }
 
 /**
- * Executes `txs` as the child of `parent` and returns its record. The VM's state is left at the
- * new block's root. `vm` is a made VM (so `@ethereumjs/vm` is loaded: see vmLibraries.ts). Throws `MiningError` when EthereumJS refuses a transaction.
+ * Executes `txs` as the child of `parent`, on the state at `parentRoot` (the parent's, with any
+ * state edits made on it), and returns its record. The VM's state is left at the new block's root. `vm` is a made VM (so `@ethereumjs/vm` is loaded: see vmLibraries.ts). Throws `MiningError` when EthereumJS refuses a transaction.
  */
 export async function mineChild(
   vm: VM,
   parent: BlockRecord,
+  parentRoot: Uint8Array,
   common: Common,
   fields: HeaderData,
   txs: readonly { tx: TypedTransaction; raw: Uint8Array }[],
@@ -84,7 +100,7 @@ export async function mineChild(
   try {
     run = await loadedVmLibraries().vm.runBlock(vm, {
       block: shell,
-      root: parent.block.header.stateRoot,
+      root: parentRoot,
       setHardfork: true,
       generate: true,
       skipBlockValidation: true,

@@ -28,14 +28,15 @@ export interface AdmissionContext {
 
 /**
  * Checks `raw` as geth does (throwing `TxDecodeError` or `TxRejectedError` with geth's message) and
- * pools it, in place of the pooled transaction it replaces. Returns the pooled entry.
+ * pools it, in place of the pooled transaction it replaces. Returns the pooled entry. With
+ * `sender`, `raw` is an impersonated transaction (./impersonation.ts): every rule but the signer's.
  */
-export async function admit(raw: Uint8Array, pool: TxPool, chain: AdmissionContext): Promise<PoolTransaction> {
+export async function admit(raw: Uint8Array, pool: TxPool, chain: AdmissionContext, sender?: string): Promise<PoolTransaction> {
   const decoded = decodeRawTransaction(raw)
   checkSubmission(decoded)
   const hash = bytesToHex(keccak256(raw))
   if (pool.has(hash)) throw new TxRejectedError('already known')
-  const { tx, from } = validateTransaction(raw, decoded, chain.headRules())
+  const { tx, from } = validateTransaction(raw, decoded, sender === undefined ? chain.headRules() : { ...chain.headRules(), sender })
   const ptx = poolTransaction(decoded.canonical, tx, from, pool.takeSeq())
   const replaced = validateWithState(ptx, await chain.account(from), pool.entries)
   const baseFee = chain.nextBaseFee()

@@ -11,6 +11,7 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
+import { decodeImpersonated } from './impersonation.ts'
 import { intrinsicGas, MAX_TX_GAS } from '../vm/gasRules.ts'
 import type { DecodedTx, FieldValue } from './rawTransaction.ts'
 import type { PoolTransaction } from './poolTransaction.ts'
@@ -70,6 +71,11 @@ export interface HeadRules {
   chainId: bigint
   /** A Common at the next block's fork, for the transaction object that block will execute. */
   nextCommon: Common
+  /**
+   * The sender of an impersonated transaction (./impersonation.ts): its signature is a
+   * placeholder, so the signer's checks are skipped and this is the sender.
+   */
+  sender?: string
 }
 
 /**
@@ -106,7 +112,7 @@ export function validateTransaction(raw: Uint8Array, decoded: DecodedTx, rules: 
   if (bitLen(tipCap) > U256_BITS) throw new TxRejectedError('max priority fee per gas higher than 2^256-1')
   if (feeCap < tipCap) throw new TxRejectedError('max priority fee per gas higher than max fee per gas')
 
-  const { tx, from } = recoverSender(raw, decoded, rules)
+  const { tx, from } = rules.sender === undefined ? recoverSender(raw, decoded, rules) : impersonated(decoded, rules.sender, rules)
 
   if (big(f.Nonce) === (1n << 64n) - 1n) throw new TxRejectedError('nonce has max value')
   const accessList = decodedAccessList(f.AccessList)
@@ -172,6 +178,17 @@ function decodedAccessList(v: FieldValue | undefined): { address: string; storag
     const [address, keys] = tuple as [Uint8Array, Uint8Array[]]
     return { address: bytesToHex(address), storageKeys: keys.map((k) => bytesToHex(k)) }
   })
+}
+
+/** An impersonated transaction: the chain id must still be the chain's; the sender is the given one. */
+function impersonated(decoded: DecodedTx, sender: string, rules: HeadRules): { tx: TypedTransaction; from: string } {
+  const chainId = decoded.type === 0 ? (big(decoded.fields.V) - 35n) / 2n : big(decoded.fields.ChainID)
+  if (chainId !== rules.chainId) throw new TxRejectedError(`invalid sender: invalid chain id for signer: have ${chainId} want ${rules.chainId}`)
+  try {
+    return { tx: decodeImpersonated(decoded.canonical, sender, rules.nextCommon), from: sender }
+  } catch (err) {
+    throw new TxRejectedError(withoutEthereumJsContext(err))
+  }
 }
 
 /**

@@ -61,6 +61,14 @@ export class TxPool {
     this.#entries = this.#entries.filter((p) => !gone(p))
   }
 
+  /** Drops a pooled transaction (`anvil_dropTransaction`); true when it was there. */
+  drop(hash: string): boolean {
+    const h = hash.toLowerCase()
+    const before = this.#entries.length
+    this.#entries = this.#entries.filter((p) => p.hash !== h)
+    return this.#entries.length < before
+  }
+
   /** Puts back the entries of an earlier moment (a restore); arrival numbers go on. */
   reset(entries: readonly PoolTransaction[]): void {
     this.#entries = [...entries]

@@ -52,7 +52,7 @@ export async function openSimulation(chain: ChainReader, base: BlockRecord): Pro
   const [{ vm: vmLib, evm: evmLib }, { statemanager, blockState }, chainState] = await Promise.all([vmLibraries(), stateLibraries(), chain.getState()])
   const common = chain.common.copy()
   common.setHardforkBy({ blockNumber: base.number, timestamp: base.timestamp })
-  const state = await blockState.BlockStateManager.at(chainState, base.block.header.stateRoot, { caches: new statemanager.Caches(), isolated: true })
+  const state = await blockState.BlockStateManager.at(chainState, chain.stateRootOf(base), { caches: new statemanager.Caches(), isolated: true })
   const blockchain = new AncestorHashes(chain.blockchain, base.block.header)
   const evm = await evmLib.createEVM({ common, stateManager: state, blockchain })
   const vm = await vmLib.createVM({ common, stateManager: state, blockchain, evm })

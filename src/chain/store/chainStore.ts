@@ -10,15 +10,24 @@
  * an earlier list of blocks: a restore) and `replaceAfter` (a reorg's branch in place of the
  * tail). Whatever must follow the head (chain events for filters and subscriptions) is told from
  * there.
+ *
+ * The head's state can also change without a block: state edits (`editHead`: Anvil's
+ * `anvil_setBalance`...) are applied to it, and the root they give is what reads of the head see
+ * and what the next block executes on (`stateRootOf`); the head's header keeps the root it was
+ * mined with. The edits are kept per block (`editsOf`), for an export and for snapshots; they go
+ * with their block when a rewind or a reorg removes it.
  */
 import type { Common } from '@ethereumjs/common'
-import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import { createAddressFromString } from '@ethereumjs/util'
+import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { BlockStore } from '../blocks/blockStore.ts'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord, BlockSelector } from '../blocks/types.ts'
 import type { BlockStateManager } from '../vm/blockState.ts'
+import type { KeyBook } from '../vm/keyBook.ts'
+import type { RecordingStateManager } from '../vm/recordingState.ts'
+import { applyEdits } from '../vm/stateEdits.ts'
+import type { StateEdit } from '../vm/stateEdits.ts'
 import { stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
 
 /** How many blocks' read-only states `stateAt` keeps. */
@@ -31,10 +40,21 @@ export interface ChainStoreOptions {
    * Makes the chain's state (called once, on first need): its trie database holds every record's
    * state root. The store moves it to the head's.
    */
-  state: () => Promise<MerkleStateManager>
+  state: () => Promise<RecordingStateManager>
   store: BlockStore
   safe: bigint
   finalized: bigint
+  /** State edits of blocks (an export's `edits.json`, replayed): what reads of each see. */
+  edits?: ReadonlyMap<BlockRecord, EditedState>
+}
+
+/**
+ * The state edits made while a block was the head, and the state root they gave: what reads of
+ * that block see, and what the next block executed on (see `ChainStore.editHead`).
+ */
+export interface EditedState {
+  readonly root: Uint8Array
+  readonly edits: readonly StateEdit[]
 }
 
 /** The blocks and tags at one moment (records never change: a list of them is the chain's history). */
@@ -42,6 +62,11 @@ export interface StoreContents {
   readonly records: readonly BlockRecord[]
   readonly safe: bigint
   readonly finalized: bigint
+  /**
+   * The state edits of its blocks then (the head's so far): a restore puts them all back, even
+   * those of blocks a reorg or an earlier restore removed in between.
+   */
+  readonly edits: ReadonlyMap<BlockRecord, EditedState>
 }
 
 export class ChainStore implements ChainReader {
@@ -55,11 +80,13 @@ export class ChainStore implements ChainReader {
   /** How far safe and finalized stay behind the head as blocks are mined (the fixture's distances). */
   readonly #safeLag: bigint
   readonly #finalizedLag: bigint
-  readonly #states = new Map<BlockRecord, Promise<BlockStateManager>>()
+  /** Read-only states by state root (hex): the state at a root never changes. */
+  readonly #states = new Map<string, Promise<BlockStateManager>>()
+  readonly #edits: Map<BlockRecord, EditedState>
   readonly #commons = new Map<string, Common>()
   #vm: Promise<VM> | undefined
-  readonly #makeState: () => Promise<MerkleStateManager>
-  #state: Promise<MerkleStateManager> | undefined
+  readonly #makeState: () => Promise<RecordingStateManager>
+  #state: Promise<RecordingStateManager> | undefined
 
   constructor(opts: ChainStoreOptions) {
     this.name = opts.name
@@ -71,16 +98,17 @@ export class ChainStore implements ChainReader {
     this.#finalized = opts.finalized
     this.#safeLag = this.head.number - opts.safe
     this.#finalizedLag = this.head.number - opts.finalized
+    this.#edits = new Map(opts.edits)
   }
 
   /**
    * The head's state (mining moves it; its trie database keeps every block's state root): made on
    * the first call, at the head's state root, the same one after.
    */
-  getState(): Promise<MerkleStateManager> {
+  getState(): Promise<RecordingStateManager> {
     if (!this.#state) {
       const state = this.#makeState().then(async (made) => {
-        await made.setStateRoot(this.head.block.header.stateRoot)
+        await made.setStateRoot(this.stateRootOf(this.head))
         return made
       })
       this.#state = state
@@ -173,21 +201,59 @@ export class ChainStore implements ChainReader {
    * or walking the trie again, costs more than the read.
    */
   stateAt(record: BlockRecord): Promise<BlockStateManager> {
-    let state = this.#states.get(record)
+    const root = this.stateRootOf(record)
+    const key = bytesToHex(root)
+    let state = this.#states.get(key)
     if (state) {
       // Most recently used last, so the oldest is first to go.
-      this.#states.delete(record)
+      this.#states.delete(key)
     } else {
-      const root = record.block.header.stateRoot
       state = Promise.all([this.getState(), stateLibraries()]).then(([sm, { blockState }]) => blockState.BlockStateManager.at(sm, root))
       // A failed one is not kept.
       state.catch(() => {
-        if (this.#states.get(record) === state) this.#states.delete(record)
+        if (this.#states.get(key) === state) this.#states.delete(key)
       })
       if (this.#states.size >= READ_STATES_KEPT) this.#states.delete(this.#states.keys().next().value!)
     }
-    this.#states.set(record, state)
+    this.#states.set(key, state)
     return state
+  }
+
+  /**
+   * The state root reads of `record` see: its header's, or after state edits made while it was the
+   * head, the root they gave (the state the next block executed on).
+   */
+  stateRootOf(record: BlockRecord): Uint8Array {
+    return this.#edits.get(record)?.root ?? record.block.header.stateRoot
+  }
+
+  /** The state edits made while `record` was the head, if any (what an export writes to `edits.json`). */
+  editsOf(record: BlockRecord): EditedState | undefined {
+    return this.#edits.get(record)
+  }
+
+  /**
+   * Applies `edits` to the head's state, outside any transaction: every read of the head sees them
+   * from now on, and the next block executes on them. A failed edit changes nothing.
+   */
+  async editHead(edits: readonly StateEdit[]): Promise<void> {
+    const head = this.head
+    const root = this.stateRootOf(head)
+    const state = await this.getState()
+    try {
+      await state.setStateRoot(root)
+      await applyEdits(state, edits)
+      const edited = await state.getStateRoot()
+      this.#edits.set(head, { root: edited, edits: [...(this.#edits.get(head)?.edits ?? []), ...edits] })
+    } catch (err) {
+      await state.setStateRoot(root)
+      throw err
+    }
+  }
+
+  /** The addresses and slots the chain's state was written at (see ../vm/keyBook.ts). */
+  async keyBook(): Promise<KeyBook> {
+    return (await this.getState()).book
   }
 
   /** An account's nonce in the state after `record` (`from` in lowercase hex). */
@@ -226,10 +292,16 @@ export class ChainStore implements ChainReader {
   async replaceAfter(ancestor: BlockRecord, branch: readonly BlockRecord[]): Promise<{ removed: BlockRecord[]; added: BlockRecord[] }> {
     const kept = this.blockchain.records.slice(0, Number(ancestor.number - this.genesis.number) + 1)
     const change = this.blockchain.reset([...kept, ...branch])
-    for (const record of [...this.#states.keys()]) if (!this.blockchain.has(record)) this.#states.delete(record)
+    // The replaced blocks' edits go with them; the ancestor's stay (the branch was mined on them).
+    this.#forgetEditsOfRemoved()
     this.#advanceTags()
-    await (await this.getState()).setStateRoot(this.head.block.header.stateRoot)
+    await (await this.getState()).setStateRoot(this.stateRootOf(this.head))
     return change
+  }
+
+  /** Drops the edits of blocks no longer in the chain (read states are keyed by root and stay valid). */
+  #forgetEditsOfRemoved(): void {
+    for (const record of [...this.#edits.keys()]) if (!this.blockchain.has(record)) this.#edits.delete(record)
   }
 
   /** Safe and finalized follow the head at the fixture's distances, never moving back. */
@@ -243,7 +315,7 @@ export class ChainStore implements ChainReader {
 
   /** The blocks and tags now, to `rewind` to later. */
   contents(): StoreContents {
-    return { records: [...this.blockchain.records], safe: this.#safe, finalized: this.#finalized }
+    return { records: [...this.blockchain.records], safe: this.#safe, finalized: this.#finalized, edits: new Map(this.#edits) }
   }
 
   /**
@@ -253,10 +325,12 @@ export class ChainStore implements ChainReader {
    */
   async rewind(contents: StoreContents): Promise<{ removed: BlockRecord[]; added: BlockRecord[] }> {
     const change = this.blockchain.reset(contents.records)
-    for (const record of [...this.#states.keys()]) if (!this.blockchain.has(record)) this.#states.delete(record)
+    // The edits as they were then (the head's included); those of blocks gone are gone with them.
+    this.#edits.clear()
+    for (const [record, edited] of contents.edits) if (this.blockchain.has(record)) this.#edits.set(record, edited)
     this.#safe = contents.safe
     this.#finalized = contents.finalized
-    await (await this.getState()).setStateRoot(this.head.block.header.stateRoot)
+    await (await this.getState()).setStateRoot(this.stateRootOf(this.head))
     return change
   }
 
@@ -275,6 +349,7 @@ export class ChainStore implements ChainReader {
       store: this.blockchain.copy(),
       safe: this.#safe,
       finalized: this.#finalized,
+      edits: this.#edits,
     })
   }
 }

@@ -7,8 +7,9 @@
  * failed import is tried again by the next caller.
  */
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
-import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Common } from '@ethereumjs/common'
+import { KeyBook } from './keyBook.ts'
+import type { RecordingStateManager } from './recordingState.ts'
 
 type VmLibraries = { vm: typeof import('@ethereumjs/vm'); evm: typeof import('@ethereumjs/evm') }
 
@@ -25,13 +26,19 @@ export function vmLibraries(): Promise<VmLibraries> {
   return loading
 }
 
-type StateLibraries = { statemanager: typeof import('@ethereumjs/statemanager'); blockState: typeof import('./blockState.ts') }
+type StateLibraries = {
+  statemanager: typeof import('@ethereumjs/statemanager')
+  blockState: typeof import('./blockState.ts')
+  recordingState: typeof import('./recordingState.ts')
+}
 
 let stateLoading: Promise<StateLibraries> | undefined
 
 export function stateLibraries(): Promise<StateLibraries> {
   if (!stateLoading) {
-    stateLoading = Promise.all([import('@ethereumjs/statemanager'), import('./blockState.ts')]).then(([statemanager, blockState]) => ({ statemanager, blockState }))
+    stateLoading = Promise.all([import('@ethereumjs/statemanager'), import('./blockState.ts'), import('./recordingState.ts')]).then(
+      ([statemanager, blockState, recordingState]) => ({ statemanager, blockState, recordingState }),
+    )
     stateLoading.catch(() => {
       stateLoading = undefined
     })
@@ -39,10 +46,13 @@ export function stateLibraries(): Promise<StateLibraries> {
   return stateLoading
 }
 
-/** A state manager over `trie` (importing `@ethereumjs/statemanager` on first use). */
-export async function merkleState(common: Common, trie: MerklePatriciaTrie): Promise<MerkleStateManager> {
-  const { statemanager } = await stateLibraries()
-  return new statemanager.MerkleStateManager({ common, trie })
+/**
+ * A state manager over `trie` that notes the keys written through it in `book` (importing
+ * `@ethereumjs/statemanager` on first use).
+ */
+export async function merkleState(common: Common, trie: MerklePatriciaTrie, book: KeyBook = new KeyBook()): Promise<RecordingStateManager> {
+  const { recordingState } = await stateLibraries()
+  return new recordingState.RecordingStateManager({ common, trie }, book)
 }
 
 /** The libraries, for code that runs on a VM (which only exists once `vmLibraries()` has resolved). */
