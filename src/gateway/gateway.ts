@@ -35,6 +35,8 @@ import type { KeyConfigInput, KeySettings } from './config.ts'
 import { createControllableClock } from './clock.ts'
 import type { ControllableClock } from './clock.ts'
 import { createControl } from './control/control.ts'
+import { createDevRpc } from './devRpc.ts'
+import { IntervalMining } from './intervalMining.ts'
 import type { GatewayControl } from './control/types.ts'
 import { decorate, gatewayFailure } from './cors.ts'
 import { CreditLedger, systemClock } from './credits.ts'
@@ -130,9 +132,9 @@ export interface Gateway {
   /** Credits left today for a key (undefined for an unknown key). */
   balance(key: string): number | undefined
   /**
-   * Releases every request a fault is holding (timeouts, latency) as a dropped connection, and
-   * closes every WebSocket session with 1001 (going away), so nothing waits on a closed server.
-   * New requests are still answered.
+   * Releases every request a fault is holding (timeouts, latency) as a dropped connection,
+   * closes every WebSocket session with 1001 (going away), and stops interval mining, so nothing
+   * waits on a closed server. New requests are still answered.
    */
   close(): void
 }
@@ -194,7 +196,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   const faultAnswers = new FaultAnswers()
   const log = new RequestLog()
   const filterScopes = new FilterScopes({ clock, ...(options.filterLimits ? { limits: options.filterLimits } : {}), onError: (err) => logger.error('filter listener failure', err) })
-  const control = createControl({ serviceHost, networks, keys, ledger, clock, faults, log })
+  const intervals = new IntervalMining(logger)
+  const devRpc = createDevRpc({ networks, intervals, logger, batchLimit: settings.batchLimit, filterScopes, execution: settings.execution })
+  const control = createControl({ serviceHost, networks, keys, ledger, clock, faults, log, intervals, devRpc })
   const pipeline = new RequestPipeline({ ...settings, ledger, faults, faultAnswers, log, filterScopes })
   const socketSide = createSocketSide({
     limits: socketLimits,
@@ -252,6 +256,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     close() {
       faultAnswers.releaseAll()
       socketSide.closeAll()
+      intervals.close()
     },
     balance(key) {
       const settings = keys.get(key)

@@ -8,6 +8,7 @@ import type { RpcContext } from './method.ts'
 import { parseParams } from './params.ts'
 import { RawId } from './rawIds.ts'
 import { METHODS } from './registry.ts'
+import type { RpcMethod } from './method.ts'
 import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from './types.ts'
 
 export type ParsedMessage =
@@ -69,9 +70,12 @@ export function errorResponse(id: JsonRpcId, err: unknown): JsonRpcResponse {
   return { jsonrpc: '2.0', id, error: toErrorObject(err) }
 }
 
-/** Runs a validated request against a network's chain. Never throws. */
-export async function execute(ctx: RpcContext, request: JsonRpcRequest): Promise<JsonRpcResponse> {
-  const method = isSupportedMethod(request.method) ? METHODS[request.method] : undefined
+/**
+ * Runs a validated request against a network's chain, with the methods of `table` (default the
+ * gateway's, ./registry.ts). Never throws.
+ */
+export async function execute(ctx: RpcContext, request: JsonRpcRequest, table: Readonly<Record<string, RpcMethod>> = METHODS): Promise<JsonRpcResponse> {
+  const method = Object.hasOwn(table, request.method) ? table[request.method] : undefined
   if (!method) return errorResponse(request.id, new MethodNotFoundError(request.method))
   try {
     const params = parseParams(request.params, method.params)

@@ -5,7 +5,28 @@ import type { Param, ParsedParams } from './params.ts'
 import type { SubscriptionHost } from './subscriptions.ts'
 import type { JsonRpcRequest } from './types.ts'
 
-/** What a method handler may use: the network's chain, and the caller's filters on it. */
+/**
+ * What the test methods (`evm_snapshot`, interval mining) need beyond the chain: numbered
+ * snapshots and a timer, kept per network by whoever serves them (the gateway's test endpoint,
+ * src/gateway/devRpc.ts). Absent on the gateway's own path, where those methods do not exist.
+ */
+export interface DevContext {
+  /** Takes a snapshot of the chain (`Chain.snapshot`) and returns its id (Anvil's: 0x0, 0x1, ...). */
+  snapshot(): string
+  /** Restores the snapshot and forgets it and every later one; false for an unknown id. */
+  revert(id: bigint): Promise<boolean>
+  /** Mines a block every `seconds` (the chain waits for them: manual mode); 0 stops. */
+  setIntervalMining(seconds: number): void
+  /** The interval mining period in seconds, or null when off. */
+  intervalMining(): number | null
+  /** Back to the chain as loaded (`Chain.reset`): no interval mining, numbered snapshots forgotten. */
+  reset(): Promise<void>
+}
+
+/**
+ * What a method handler may use: the network's chain, the caller's filters on it, and on the test
+ * endpoint `dev`.
+ */
 export interface RpcContext {
   readonly chain: Chain
   /**
@@ -22,6 +43,7 @@ export interface RpcContext {
    * default 10). See chain/vm/executionGuard.ts.
    */
   readonly execution?: { readonly timeoutMs: number; readonly sliceMs: number }
+  readonly dev?: DevContext
   /** Told of errors that are not RpcErrors (bugs), which the wire only sees as -32603. */
   readonly onInternalError?: (err: unknown, request: JsonRpcRequest) => void
 }

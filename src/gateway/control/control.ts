@@ -10,7 +10,8 @@
  * - networks: list, fork one into a new network (per-worker isolation), mining mode, mine;
  * - reorgs: replace a network's last blocks with a new branch (./reorgControls.ts);
  * - the request log: read, clear;
- * - scripted faults: add, list, remove, clear (../faults.ts).
+ * - scripted faults: add, list, remove, clear (../faults.ts);
+ * - a network's chain exported as a fixture folder; the test endpoint's JSON-RPC (../devRpc.ts).
  *
  * Chain operations go through `ControllableChain`, feature-tested at run time: a chain without
  * the method answers a `ChainFeatureMissingError` (501) naming it.
@@ -19,6 +20,7 @@
  * `ChainFeatureMissingError` (501); all are `ControlError`s.
  */
 import { createClockControls } from './clockControls.ts'
+import { createDevControls } from './devControls.ts'
 import { createFaultControls } from './faultControls.ts'
 import { createKeyControls } from './keyControls.ts'
 import { createLogControls } from './logControls.ts'
@@ -37,5 +39,6 @@ export function createControl(deps: ControlDeps): GatewayControl {
     ...createReorgControls(deps),
     ...createLogControls(deps),
     ...createFaultControls(deps),
+    ...createDevControls(deps),
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The network controls: list and read networks, fork one into a new network (per-worker
  * isolation; enabled for the keys that have the source, or the ones named), switch a chain's
- * mining mode, mine a block. Chain operations are feature-tested: a chain without one answers 501.
+ * mining mode (which stops interval mining), mine a block. Chain operations are feature-tested: a chain without one answers 501.
  */
 import type { KeySettings } from '../config.ts'
 import { ConfigError, parseNetworkName } from '../config.ts'
@@ -14,12 +14,14 @@ import type { ControlDeps, ForkInput, GatewayControl, NetworkInfo } from './type
 
 export type NetworkControls = Pick<GatewayControl, 'networks' | 'network' | 'fork' | 'setMiningMode' | 'mine'>
 
-export function createNetworkControls(deps: Pick<ControlDeps, 'serviceHost' | 'networks' | 'keys'>): NetworkControls {
-  const { networks } = deps
-  return {
-    networks: () => [...networks.values()].map(networkInfo),
+type NetworkDeps = Pick<ControlDeps, 'serviceHost' | 'networks' | 'keys' | 'intervals'>
 
-    network: (name) => networkInfo(networkNamed(networks, name, 'name')),
+export function createNetworkControls(deps: NetworkDeps): NetworkControls {
+  const { networks, intervals } = deps
+  return {
+    networks: () => [...networks.values()].map((n) => networkInfo(n, intervals)),
+
+    network: (name) => networkInfo(networkNamed(networks, name, 'name'), intervals),
 
     fork: (input) => fork(deps, input),
 
@@ -27,7 +29,8 @@ export function createNetworkControls(deps: Pick<ControlDeps, 'serviceHost' | 'n
       const n = networkNamed(networks, name)
       if (!MINING_MODES.includes(mode)) throw new ControlInputError('mode', `must be "auto" or "manual", got ${show(mode)}`)
       feature(n, 'setMiningMode')(mode)
-      return networkInfo(n)
+      intervals.stop(n.name)
+      return networkInfo(n, intervals)
     },
 
     async mine(name) {
@@ -45,7 +48,7 @@ export function createNetworkControls(deps: Pick<ControlDeps, 'serviceHost' | 'n
 }
 
 /** Adds network `input.name` as a fork of `input.from`, enabled for `input.keys` (default: every key that has `from`). */
-async function fork(deps: Pick<ControlDeps, 'serviceHost' | 'networks' | 'keys'>, input: ForkInput): Promise<NetworkInfo> {
+async function fork(deps: NetworkDeps, input: ForkInput): Promise<NetworkInfo> {
   const { networks, keys } = deps
   if (!isRecord(input)) throw new ControlInputError('fork', `must be an object, got ${show(input)}`)
   for (const field of Object.keys(input)) {
@@ -78,5 +81,5 @@ async function fork(deps: Pick<ControlDeps, 'serviceHost' | 'networks' | 'keys'>
     const current = keys.get(k.key) ?? k
     replaceKey(keys, current, new Set([...current.networks, added.name]))
   }
-  return networkInfo(added)
+  return networkInfo(added, deps.intervals)
 }

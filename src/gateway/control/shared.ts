@@ -2,6 +2,7 @@
  * What the control facets share: reading what a test sent (a network, a key, a chain feature) with
  * errors that name the field, and the `*Info` shapes they answer with.
  */
+import type { IntervalMining } from '../intervalMining.ts'
 import type { Chain } from '../../chain/chain.ts'
 import { jsonText } from '../../encoding/jsonText.ts'
 import type { KeySettings } from '../config.ts'
@@ -62,7 +63,8 @@ export function keyInfo(k: KeySettings, ledger: CreditLedger): KeyInfo {
   }
 }
 
-export function networkInfo(n: Network): NetworkInfo {
+/** A network as the controls show it; `intervals` says its interval mining (../intervalMining.ts). */
+export function networkInfo(n: Network, intervals?: Pick<IntervalMining, 'get'>): NetworkInfo {
   const chain = controllable(n.chain)
   const mode = chain.miningMode
   const pending = chain.pending
@@ -74,6 +76,7 @@ export function networkInfo(n: Network): NetworkInfo {
     miningMode: mode === 'auto' || mode === 'manual' ? mode : null,
     pending: Array.isArray(pending) ? pending.length : null,
     contracts: n.chain.contracts ?? {},
+    intervalSeconds: intervals?.get(n.name) ?? null,
   }
 }
 

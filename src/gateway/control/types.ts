@@ -12,6 +12,10 @@ import type { CreditLedger } from '../credits.ts'
 import type { Fault, FaultBook, FaultInput } from '../faults.ts'
 import type { RequestLog, RequestLogEntry } from '../requestLog.ts'
 import type { Network } from '../request.ts'
+import type { FixtureFolder } from '../../chain/loading/exportChain.ts'
+import type { DevRpc } from '../devRpc.ts'
+import type { IntervalMining } from '../intervalMining.ts'
+import type { HttpResponse } from '../response.ts'
 
 export type { MiningMode }
 export const MINING_MODES: readonly MiningMode[] = ['auto', 'manual']
@@ -84,6 +88,16 @@ export interface NetworkInfo {
   readonly pending: number | null
   /** The chain's contracts' addresses by name (its fixture's accounts.json; a source's as built). */
   readonly contracts: Readonly<Record<string, string>>
+  /** Seconds between blocks when interval mining (`evm_setIntervalMining`) is on, else null. */
+  readonly intervalSeconds: number | null
+}
+
+/** A network's chain as a fixture folder (`exportNetwork`). */
+export interface ExportedNetwork {
+  readonly network: string
+  readonly headNumber: number
+  /** File name to contents: genesis.json, chain.rlp, forkchoice.json, accounts.json, and edits.json when needed. */
+  readonly files: FixtureFolder
 }
 
 export interface ForkInput {
@@ -132,10 +146,21 @@ export interface GatewayControl {
   network(name: string): NetworkInfo
   /** Adds network `name` as a fork of `from` (`chain.fork`), enabled for `keys`. */
   fork(input: ForkInput): Promise<NetworkInfo>
+  /** Sets the mining mode (and stops interval mining). */
   setMiningMode(network: string, mode: MiningMode): NetworkInfo
   mine(network: string): Promise<MinedBlock>
   /** Replaces the network's last `depth` blocks with a new branch (./reorgControls.ts). */
   reorg(network: string, input: ReorgInput): Promise<ReorgInfo>
+  /**
+   * The network's chain as a fixture folder: what it was loaded from plus every block mined since
+   * (chain/loading/exportChain.ts). Write it with `writeFixtureFolder`; the next start serves it.
+   */
+  exportNetwork(network: string): ExportedNetwork
+  /**
+   * The test endpoint: a JSON-RPC body for `network`, answered with the gateway's methods and the
+   * Anvil/Hardhat test methods, no key, no credits (../devRpc.ts).
+   */
+  rpc(network: string, body: Buffer | string): Promise<HttpResponse>
 
   /** Log entries, oldest first; with `since`, only those after that seq. */
   requestLog(options?: { since?: number }): RequestLogEntry[]
@@ -189,4 +214,6 @@ export interface ControlDeps {
   readonly clock: ControllableClock
   readonly faults: FaultBook
   readonly log: RequestLog
+  readonly intervals: IntervalMining
+  readonly devRpc: DevRpc
 }

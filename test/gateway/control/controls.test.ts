@@ -13,6 +13,8 @@ import { createFaultControls } from '../../../src/gateway/control/faultControls.
 import { createKeyControls } from '../../../src/gateway/control/keyControls.ts'
 import { createLogControls } from '../../../src/gateway/control/logControls.ts'
 import { createNetworkControls } from '../../../src/gateway/control/networkControls.ts'
+import { silentLogger } from '../../../src/gateway/backend.ts'
+import { IntervalMining } from '../../../src/gateway/intervalMining.ts'
 import { createSnapshotControls } from '../../../src/gateway/control/snapshotControls.ts'
 import { ChainFeatureMissingError, ControlInputError, ControlNotFoundError } from '../../../src/gateway/controlError.ts'
 import { CreditLedger } from '../../../src/gateway/credits.ts'
@@ -31,7 +33,7 @@ function state() {
   const networks = new Map<string, Network>([['ethereum', { name: 'ethereum', host: 'ethereum-mainnet.localhost', chain: chain as unknown as Chain }]])
   const keys = new Map<string, KeySettings>(parseKeys([{ key: KEY, networks: ['ethereum'], dailyCredits: 1000 }], networks.keys()).map((k) => [k.key, k]))
   const ledger = new CreditLedger(clock)
-  return { clock, chain, networks, keys, ledger, log: new RequestLog(), faults: new FaultBook(), serviceHost: 'localhost', tick: (ms: number) => (now += ms) }
+  return { clock, chain, networks, keys, ledger, log: new RequestLog(), faults: new FaultBook(), intervals: new IntervalMining(silentLogger), serviceHost: 'localhost', tick: (ms: number) => (now += ms) }
 }
 
 describe('control parts, each alone', () => {

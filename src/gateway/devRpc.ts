@@ -1,0 +1,145 @@
+/**
+ * The test endpoint's core (`POST /_double/rpc/<network>`, transport-free): a network's JSON-RPC
+ * with every method of the gateway plus the test methods of Anvil and Hardhat
+ * (src/rpc/devRegistry.ts), for test suites that drive their node (viem's test client, Hardhat's
+ * helpers, `cast rpc`). It is the same chain the gateway serves, so `/v3/` sees every change; but
+ * none of the hosted service's rules apply: no key, no credits, no allowlists, no faults, no
+ * methods left out by a network's `excludeMethods` (the gateway's `/v3/` still leaves them out),
+ * and nothing in the request log. Answers are 200 with the JSON-RPC result or error (as Anvil's are);
+ * batches are answered in order, up to the gateway's batch limit.
+ *
+ * Per network it keeps the numbered snapshots of `evm_snapshot` (chain snapshots, not the
+ * gateway's: credits, keys and the request log are not part of them) and interval mining.
+ */
+import type { Chain, ChainSnapshot } from '../chain/chain.ts'
+import { DEV_METHODS } from '../rpc/devRegistry.ts'
+import { errorResponse } from '../rpc/dispatch.ts'
+import { execute } from '../rpc/dispatch.ts'
+import { InternalError } from '../rpc/errors.ts'
+import type { DevContext, RpcContext } from '../rpc/method.ts'
+import type { JsonRpcRequest, JsonRpcResponse } from '../rpc/types.ts'
+import { ControlNotFoundError } from './controlError.ts'
+import type { Logger, RpcBackend } from './backend.ts'
+import { planBody } from './plan.ts'
+import type { FilterScopes } from './filterScopes.ts'
+import type { IntervalMining } from './intervalMining.ts'
+import type { Network } from './request.ts'
+import { jsonRpcResponse } from './response.ts'
+import type { HttpResponse } from './response.ts'
+
+export const devRpcBackend: RpcBackend = {
+  isSupportedMethod: (method) => Object.hasOwn(DEV_METHODS, method),
+  execute: (ctx, request) => execute(ctx, request, DEV_METHODS),
+}
+
+interface Snapshots {
+  next: bigint
+  readonly taken: Map<bigint, ChainSnapshot>
+}
+
+export interface DevRpcDeps {
+  readonly networks: ReadonlyMap<string, Network>
+  readonly intervals: IntervalMining
+  readonly logger: Logger
+  readonly batchLimit: number
+  /** The gateway's filter tables: the test endpoint's filters are those of the key below. */
+  readonly filterScopes: FilterScopes
+  /** The gateway's time limits of executions (`RpcContext.execution`). */
+  readonly execution: RpcContext['execution']
+}
+
+/**
+ * The key the test endpoint's filters are kept under (it has no key of its own; no API key can be
+ * this, since a key is one path segment of hex or word characters).
+ */
+export const DEV_RPC_FILTER_KEY = '(test endpoint)'
+
+/** Answers one request body for network `name`; an unknown network is a `ControlNotFoundError`. */
+export type DevRpc = (name: string, body: Buffer | string) => Promise<HttpResponse>
+
+export function createDevRpc(deps: DevRpcDeps): DevRpc {
+  const snapshots = new WeakMap<Chain, Snapshots>()
+  const snapshotsOf = (chain: Chain): Snapshots => {
+    let s = snapshots.get(chain)
+    if (!s) snapshots.set(chain, (s = { next: 0n, taken: new Map() }))
+    return s
+  }
+
+  function devContext(network: Network): DevContext {
+    const { chain } = network
+    return {
+      snapshot() {
+        const s = snapshotsOf(chain)
+        const id = s.next++
+        s.taken.set(id, chain.snapshot())
+        return `0x${id.toString(16)}`
+      },
+      async revert(id) {
+        const s = snapshotsOf(chain)
+        const snap = s.taken.get(id)
+        if (!snap) return false
+        await chain.restore(snap)
+        for (const later of [...s.taken.keys()]) if (later >= id) s.taken.delete(later)
+        return true
+      },
+      setIntervalMining: (seconds) => deps.intervals.set(network, seconds),
+      intervalMining: () => deps.intervals.get(network.name),
+      async reset() {
+        deps.intervals.stop(network.name)
+        snapshots.delete(chain)
+        await chain.reset()
+      },
+    }
+  }
+
+  async function run(ctx: RpcContext, request: JsonRpcRequest): Promise<JsonRpcResponse> {
+    try {
+      return await devRpcBackend.execute(ctx, request)
+    } catch (err) {
+      deps.logger.error(`internal error in ${request.method}`, err)
+      return errorResponse(request.id, new InternalError())
+    }
+  }
+
+  return async (name, body) => {
+    const network = deps.networks.get(name)
+    if (!network) throw new ControlNotFoundError('network', name)
+    const dev = devContext(network)
+    const ctx: RpcContext = {
+      chain: network.chain,
+      dev,
+      ...(deps.execution === undefined ? {} : { execution: deps.execution }),
+      get filters() {
+        return deps.filterScopes.tableOf(DEV_RPC_FILTER_KEY, network)
+      },
+      onInternalError: (err, req) => deps.logger.error(`internal error in ${req.method}`, err),
+    }
+    // Every method, whatever the network's excludeMethods: those are the hosted service's rules,
+    // which this endpoint does not play (a test suite drives its node with all of them).
+    const plan = planBody(body, devRpcBackend.isSupportedMethod, deps.batchLimit)
+    let payload: JsonRpcResponse | JsonRpcResponse[] | undefined
+    switch (plan.kind) {
+      case 'answer':
+        payload = plan.payload
+        break
+      case 'single': {
+        const response = await run(ctx, plan.message.request)
+        payload = plan.message.notification ? undefined : response
+        break
+      }
+      case 'batch': {
+        const responses: (JsonRpcResponse | undefined)[] = []
+        // In order, one after the other: test methods change the chain the next call reads.
+        for (const m of plan.messages) {
+          const response = m.ok ? await run(ctx, m.request) : errorResponse(m.id, m.error)
+          responses.push(m.ok && m.notification ? undefined : response)
+        }
+        const answered = responses.filter((r): r is JsonRpcResponse => r !== undefined)
+        payload = answered.length > 0 ? answered : undefined
+        break
+      }
+    }
+    const response = jsonRpcResponse(payload)
+    return { ...response, status: 200 }
+  }
+}
