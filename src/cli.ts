@@ -17,6 +17,7 @@ export const EXIT_FAILURE = 1
 export const USAGE = `Usage: gateway-double [options]
        gateway-double build <source.json> <outDir>
        gateway-double capture --rpc <url> (--tx <hash> | --call <json> [--block <n|tag>]) --out <dir|file.json>
+       gateway-double export --url <server> --network <name> --out <dir>
 
 An offline test double of a hosted Ethereum JSON-RPC gateway (Infura-style):
 POST http://<network>-mainnet.localhost:<port>/v3/<API_KEY>
@@ -32,7 +33,8 @@ Options:
                            file (.json, built at start), as network <name>, enabled for the
                            first key of the config; repeatable
   --control                serve the control endpoint for tests under /_double/
-                           (snapshots, clock, keys, mining, request log, faults)
+                           (snapshots, clock, keys, mining, request log, faults, export,
+                           and the test JSON-RPC endpoint /_double/rpc/<network>)
   --evm-timeout <duration> time limit of an eth_call's or eth_estimateGas's executions, as
                            geth's --rpc.evmtimeout (default 5s; 0: none), e.g. 500ms, 30s
   -h, --help               print this help and exit
@@ -191,6 +193,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   // used: a plain start does not pay for them (about 0.25 s of module loading).
   if (argv[0] === 'build') return (await import('./builder/buildCommand.ts')).buildCommand(argv.slice(1), io)
   if (argv[0] === 'capture') return (await import('./capture/captureCommand.ts')).captureCommand(argv.slice(1), io)
+  if (argv[0] === 'export') return (await import('./http/exportCommand.ts')).exportCommand(argv.slice(1), io)
   let opts: CliOptions
   try {
     opts = parseCliArgs(argv)

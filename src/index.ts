@@ -52,6 +52,7 @@ export type {
   ClockInfo,
   ClockInput,
   ControllableChain,
+  ExportedNetwork,
   ForkInput,
   GatewayControl,
   KeyInfo,
@@ -69,8 +70,14 @@ export * from './gateway/errors.ts'
 // Chains: load a fixture folder, and drive mining, snapshots and forks (docs/sending-and-mining.md).
 export { loadFixture } from './chain/loading/loadFixture.ts'
 export type { LoadOptions } from './chain/loading/loadFixture.ts'
+// A network's chain as a fixture folder, and Anvil state dumps (docs/your-chain.md).
+export { exportChain, writeFixtureFolder } from './chain/loading/exportChain.ts'
+export type { FixtureFolder } from './chain/loading/exportChain.ts'
+export { dumpChainState, loadAnvilState, parseAnvilDump } from './chain/loading/anvilState.ts'
+export type { AnvilDump } from './chain/loading/anvilState.ts'
+export type { StateEdit } from './chain/vm/stateEdits.ts'
 export { Chain } from './chain/chain.ts'
-export type { PendingTransaction } from './chain/chain.ts'
+export type { ChainSource, EditedState, PendingTransaction } from './chain/chain.ts'
 export { ChainSnapshot } from './chain/snapshot.ts'
 export type { MiningMode } from './chain/mining/miner.ts'
 export type { BlockRecord, BlockSelector, BlockTag } from './chain/blocks/types.ts'

@@ -7,6 +7,10 @@
  * Bodies are JSON (any content type is read as JSON; an empty body is `{}`). Errors answer
  * `{"error":{"message":"..."}}`: 400 when a field is wrong (the message names it), 404 for an
  * unknown network, key, snapshot, fault or route, 501 when the chain lacks the feature.
+ *
+ * `POST /_double/rpc/<network>` is the test endpoint: JSON-RPC in and out (the gateway's methods
+ * and Anvil's test methods, src/gateway/devRpc.ts), bodies up to 32 MiB (a state dump can be
+ * large), always 200 with the JSON-RPC answer.
  */
 import express from 'express'
 import type { ErrorRequestHandler, Request, Router } from 'express'
@@ -40,8 +44,17 @@ function param(req: Request, name: string): string {
   return String(req.params[name])
 }
 
+/** The test endpoint's body limit: a state dump (`anvil_loadState`) can be large. */
+export const DEV_RPC_BODY_LIMIT = 32 * 1024 * 1024
+
 export function createControlRouter(control: GatewayControl, logger: Logger = silentLogger): Router {
   const router = express.Router()
+  // The test endpoint reads its body raw: JSON-RPC parse errors are its own answers.
+  router.post('/rpc/:network', express.raw({ type: () => true, limit: DEV_RPC_BODY_LIMIT }), async (req, res) => {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
+    const answer = await control.rpc(param(req, 'network'), body)
+    res.status(answer.status).set(answer.headers).end(answer.body)
+  })
   router.use(express.json({ type: () => true, strict: false, limit: '1mb' }))
   for (const routes of [snapshotRoutes, clockRoutes, keyRoutes, networkRoutes, logRoutes, faultRoutes]) routes(router, control)
   router.use((req, res) => {
@@ -127,6 +140,11 @@ function networkRoutes(router: Router, control: GatewayControl): void {
   router.post('/networks/:name/mine', async (req, res) => {
     res.json(await control.mine(param(req, 'name')))
   })
+  router.get('/networks/:name/export', (req, res) => {
+    const exported = control.exportNetwork(param(req, 'name'))
+    const files = Object.fromEntries([...exported.files].map(([name, bytes]) => [name, Buffer.from(bytes).toString('base64')]))
+    res.json({ network: exported.network, headNumber: exported.headNumber, encoding: 'base64', files })
+  })
 }
 
 /** `/log`: read after a seq, clear. */
@@ -177,7 +195,8 @@ function controlErrors(logger: Logger): ErrorRequestHandler {
       return
     }
     if (e.type === 'entity.too.large') {
-      res.status(413).json({ error: { message: 'body: too large (limit 1 MiB)' } })
+      const limit = req.path.startsWith('/rpc/') ? '32 MiB' : '1 MiB'
+      res.status(413).json({ error: { message: `body: too large (limit ${limit})` } })
       return
     }
     if (err instanceof URIError) {
