@@ -20,7 +20,10 @@ export function anvilBinary(): string | undefined {
 
 export interface RunningAnvil {
   url: string
-  stop(): Promise<void>
+  /** Stops it (SIGTERM, or the signal given: SIGINT is Ctrl+C) and waits until it has exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>
+  /** What it printed so far (stdout and stderr). */
+  output(): string
 }
 
 export async function startAnvil(args: readonly string[] = []): Promise<RunningAnvil> {
@@ -28,6 +31,9 @@ export async function startAnvil(args: readonly string[] = []): Promise<RunningA
   if (bin === undefined) throw new Error('@foundry-rs/anvil-linux-amd64 is not installed')
   const child: ChildProcess = spawn(bin, ['--host', '127.0.0.1', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
+  child.stderr!.on('data', (d: Buffer) => {
+    out += d.toString()
+  })
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString()
@@ -39,9 +45,10 @@ export async function startAnvil(args: readonly string[] = []): Promise<RunningA
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
   return {
     url,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
       await exited
     },
+    output: () => `${out}${child.exitCode !== null || child.signalCode !== null ? `\n(exited: code ${child.exitCode}, signal ${child.signalCode})` : ''}`,
   }
 }

@@ -60,7 +60,7 @@ describe('exporting a grown chain', () => {
     expect(edits.state.map((s: { after: number }) => s.after)).toEqual([6, 9])
     expect(edits.senders).toEqual([{ block: 7, index: 0, hash: chain.byNumber(7n)!.transactions[0]!.hash, from: whale }])
     const index = JSON.parse(Buffer.from(files.get('accounts.json')!).toString())
-    expect(index.contracts).toContainEqual({ address: target, deployedIn: { stateEditAfterBlock: 6 } })
+    expect(index.contracts).toContainEqual({ name: `code-${target}`, address: target, deployedIn: { stateEditAfterBlock: 6 } })
     expect(index.transactions.filter((t: { block: number }) => t.block >= 7).map((t: { from: string }) => t.from)).toEqual([whale, account('alice').address])
     writeFixtureFolder(dir, files)
   })

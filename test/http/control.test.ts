@@ -176,7 +176,7 @@ describe('keys', () => {
 describe('networks', () => {
   it('lists networks with their mining mode', async () => {
     const res = await ctl(controlApp()).get('/networks/base')
-    expect(res.body).toEqual({ name: 'base', host: 'base-mainnet.localhost', chainId: 8453, headNumber: 3, miningMode: 'auto', pending: 0, contracts: {} })
+    expect(res.body).toEqual({ name: 'base', host: 'base-mainnet.localhost', chainId: 8453, headNumber: 3, miningMode: 'auto', pending: 0, contracts: {}, intervalSeconds: null })
     expect((await ctl(controlApp()).get('/networks')).body.networks).toHaveLength(3)
   })
 

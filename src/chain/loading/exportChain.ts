@@ -10,7 +10,8 @@
  *   senders of impersonated transactions, which a replay of chain.rlp alone would not reproduce;
  * - `accounts.json`: the fixture's own index (its accounts, contracts, transactions), with the
  *   contracts created by transactions since (receipts' `contractAddress`: creations by other
- *   contracts are not known) and the transactions mined since appended.
+ *   contracts are not known), named `created-<block>-<index>`, contracts given code by a state edit,
+ *   named `code-<address>`, and the transactions mined since appended.
  *
  * Pooled transactions that were never mined are not part of a chain and are not exported.
  */
@@ -81,7 +82,7 @@ interface Index {
   network?: string
   chainId?: number
   accounts?: unknown[]
-  contracts?: { address?: string; deployedIn?: unknown }[]
+  contracts?: { name?: string; address?: string; deployedIn?: unknown }[]
   transactions?: { hash?: string }[]
   [field: string]: unknown
 }
@@ -111,13 +112,13 @@ function index(chain: Chain): Index {
       const created = receipt.contractAddress
       if (typeof created === 'string' && receipt.status === '0x1' && !knownContracts.has(created)) {
         knownContracts.add(created)
-        contracts.push({ address: created, deployedIn: { block: Number(record.number), index: i, hash: tx.hash } })
+        contracts.push({ name: `created-${record.number}-${i}`, address: created, deployedIn: { block: Number(record.number), index: i, hash: tx.hash } })
       }
     })
     for (const edit of chain.editsOf(record)?.edits ?? []) {
       if (edit.code !== undefined && edit.code !== '0x' && !knownContracts.has(edit.address)) {
         knownContracts.add(edit.address)
-        contracts.push({ address: edit.address, deployedIn: { stateEditAfterBlock: Number(record.number) } })
+        contracts.push({ name: `code-${edit.address}`, address: edit.address, deployedIn: { stateEditAfterBlock: Number(record.number) } })
       }
     }
   }
