@@ -96,6 +96,11 @@ describe('Hardhat-style aliases through a plain JSON-RPC client', () => {
     expect(receipt.status).toBe('0x1')
     expect(await gw('eth_call', [{ to: receipt.contractAddress }, 'latest'])).toBe(word(42n))
 
+    // A tracer replays the block on the state it executed on (the parent's, with its edits) and the impersonated sender.
+    const trace = await gw('debug_traceTransaction', [hash, { tracer: 'callTracer' }])
+    expect(trace).toMatchObject({ type: 'CALL', from: whale, to: bob.address, value: '0x3' })
+    expect(trace.error).toBeUndefined()
+
     await dev('hardhat_stopImpersonatingAccount', [whale])
     await expect(dev('eth_sendTransaction', [{ from: whale, to: bob.address }])).rejects.toThrow('-32602 No Signer available')
     await expect(dev('eth_sendTransaction', [{ to: bob.address }])).rejects.toThrow('-32602 No Signer available')

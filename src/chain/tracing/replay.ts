@@ -89,12 +89,12 @@ export async function traceMined(
   return traced
 }
 
-/** A VM of its own at the state after `parent`, under `block`'s rules. */
+/** A VM of its own at the state after `parent` (its state edits included: what the block executed on), under `block`'s rules. */
 async function blockVm(chain: ChainReader, block: Block, parent: BlockRecord): Promise<VM> {
   const [{ vm: vmLib, evm: evmLib }, { statemanager, blockState }, chainState] = await Promise.all([vmLibraries(), stateLibraries(), chain.getState()])
   const common = chain.common.copy()
   common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp })
-  const state = await blockState.BlockStateManager.at(chainState, parent.block.header.stateRoot, { caches: new statemanager.Caches() })
+  const state = await blockState.BlockStateManager.at(chainState, chain.stateRootOf(parent), { caches: new statemanager.Caches() })
   const evm = await evmLib.createEVM({ common, stateManager: state, blockchain: chain.blockchain })
   return vmLib.createVM({ common, stateManager: state, blockchain: chain.blockchain, evm })
 }
