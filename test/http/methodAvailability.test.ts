@@ -3,7 +3,8 @@
  * (`debug_*`) and a method (`txpool_content`); those are answered and charged as methods the
  * double does not serve (-32601 in the service's words, HTTP 400 alone, 200 in a batch, 160
  * credits), over HTTP and WebSocket alike, on the network and on its forks; another network serves
- * them; the config refuses entries that leave out nothing.
+ * them; the test endpoint (`/_double/rpc/<network>`) serves them all; the config refuses entries
+ * that leave out nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
@@ -78,6 +79,19 @@ describe('a network that leaves out debug_* and txpool_content', () => {
   it('a fork leaves out what its source leaves out', async () => {
     await server.control.fork({ name: 'ethfork', from: 'ethereum' })
     expect(await spent(call('debug_getRawHeader', ['latest']), 'ethfork')).toEqual({ status: 400, body: notAvailable('debug_getRawHeader'), credits: 160 })
+  })
+
+  it('the test endpoint (not the gateway: no key, no credits) serves them all', async () => {
+    const before = server.gateway.balance(DEV_KEY)
+    const res = await fetch(`${server.controlUrl}/rpc/ethereum`, {
+      method: 'POST',
+      body: JSON.stringify([call('debug_getRawHeader', ['latest'], 1), call('txpool_content', [], 2)]),
+    })
+    expect(res.status).toBe(200)
+    const [header, content] = (await res.json()) as { result: unknown }[]
+    expect(header!.result).toMatch(/^0xf9/)
+    expect(content!.result).toEqual({ pending: {}, queued: {} })
+    expect(server.gateway.balance(DEV_KEY)).toBe(before)
   })
 
   it('the request log names the call and its price', async () => {
