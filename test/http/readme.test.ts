@@ -116,64 +116,94 @@ describe('README', () => {
   })
 })
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+function bash(line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('bash', ['-c', line], { cwd: ROOT }, (err, stdout, stderr) => (err ? reject(new Error(`${line}\n${stderr}`)) : resolve(stdout)))
+  })
+}
+
 /**
- * The worked example of "Revert scenarios" (docs/fixtures-and-scenarios.md), run as written: every ```sh block in order, through
- * bash from the project folder. Only the port (`8546` becomes a free one) and the output folder
- * (`/tmp/vault` becomes a temporary one) are changed; each curl block's output must equal the
+ * Runs the ```sh blocks of a page's section in order, through bash from the project folder: a line
+ * ending in `&` is the server, started in the background (`--port 8546` becomes `--port 0`, and
+ * `127.0.0.1:8546` in later lines the port it prints) and stopped whole at the end; `/tmp/vault`
+ * becomes a temporary folder; each curl's output must equal the ```json block that follows its
+ * block. Lines `skip` matches are run elsewhere. With `update`, the json blocks are rewritten
+ * from the outputs instead (indented) and the page written.
+ */
+async function runShellSection(path: string, title: string, opts: { skip?: (line: string) => boolean; update?: boolean } = {}): Promise<number> {
+  const whole = page(path)
+  const text = section(title, whole)
+  const blocks = [...text.matchAll(/```(sh|json)\n([\s\S]*?)```/g)].map((m) => ({ kind: m[1]!, body: m[2]! }))
+  const dir = mkdtempSync(join(tmpdir(), 'gd-readme-'))
+  let server: ReturnType<typeof spawn> | undefined
+  let port: string | undefined
+  let rewritten = text
+  let curls = 0
+  try {
+    for (const [i, block] of blocks.entries()) {
+      if (block.kind !== 'sh') continue
+      for (const raw of block.body.split('\n').filter((l) => l.trim() !== '')) {
+        if (opts.skip?.(raw)) continue
+        const line = raw.replaceAll('/tmp/vault', join(dir, 'vault'))
+        if (line.trimEnd().endsWith('&')) {
+          // The server, in the background: its own process group, so it is stopped whole.
+          const command = line.trimEnd().slice(0, -1).replace('--port 8546', '--port 0')
+          server = spawn('bash', ['-c', `exec ${command}`], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+          port = await new Promise<string>((resolve, reject) => {
+            let out = ''
+            server!.stdout!.on('data', (d: Buffer) => {
+              out += d.toString()
+              const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
+              if (m) resolve(m[1]!)
+            })
+            server!.on('exit', () => reject(new Error(`the server exited: ${out}`)))
+          })
+          continue
+        }
+        const output = await bash(port === undefined ? line : line.replaceAll('127.0.0.1:8546', `127.0.0.1:${port}`))
+        if (line.startsWith('curl')) {
+          curls++
+          const expected = blocks[i + 1]
+          expect(expected?.kind, line).toBe('json')
+          if (opts.update) rewritten = rewritten.replace(`\`\`\`json\n${expected!.body}\`\`\``, `\`\`\`json\n${JSON.stringify(JSON.parse(output), null, 2)}\n\`\`\``)
+          else expect(JSON.parse(output)).toEqual(JSON.parse(expected!.body))
+        }
+      }
+    }
+    expect(port).toBeDefined()
+    if (opts.update) writeFileSync(new URL(`../../${path}`, import.meta.url), whole.replace(text, rewritten))
+    return curls
+  } finally {
+    if (server?.pid !== undefined && server.exitCode === null) {
+      const exited = new Promise((resolve) => server!.on('exit', resolve))
+      process.kill(-server.pid, 'SIGTERM')
+      await exited
+    }
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The worked example of "Revert scenarios" (docs/fixtures-and-scenarios.md), run as written: every
+ * ```sh block in order (only the port and the output folder changed), each curl's output the
  * ```json block that follows it.
  */
 describe('docs/fixtures-and-scenarios.md worked example (Revert scenarios)', () => {
-  const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-
-  function bash(line: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      execFile('bash', ['-c', line], { cwd: ROOT }, (err, stdout, stderr) => (err ? reject(new Error(`${line}\n${stderr}`)) : resolve(stdout)))
-    })
-  }
-
   it('builds the fixture, serves it and reproduces its revert with curl', async () => {
-    const text = section('Revert scenarios', page('docs/fixtures-and-scenarios.md'))
-    const blocks = [...text.matchAll(/```(sh|json)\n([\s\S]*?)```/g)].map((m) => ({ kind: m[1]!, body: m[2]! }))
-    expect(blocks.filter((b) => b.kind === 'sh').length).toBeGreaterThanOrEqual(3)
-    const dir = mkdtempSync(join(tmpdir(), 'gd-readme-'))
-    let server: ReturnType<typeof spawn> | undefined
-    let port: string | undefined
-    try {
-      for (const [i, block] of blocks.entries()) {
-        if (block.kind !== 'sh') continue
-        for (const raw of block.body.split('\n').filter((l) => l.trim() !== '')) {
-          const line = raw.replaceAll('/tmp/vault', join(dir, 'vault'))
-          if (line.trimEnd().endsWith('&')) {
-            // The server, in the background: its own process group, so it is stopped whole.
-            const command = line.trimEnd().slice(0, -1).replace('--port 8546', '--port 0')
-            server = spawn('bash', ['-c', `exec ${command}`], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-            port = await new Promise<string>((resolve, reject) => {
-              let out = ''
-              server!.stdout!.on('data', (d: Buffer) => {
-                out += d.toString()
-                const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-                if (m) resolve(m[1]!)
-              })
-              server!.on('exit', () => reject(new Error(`the server exited: ${out}`)))
-            })
-            continue
-          }
-          const output = await bash(port === undefined ? line : line.replaceAll('127.0.0.1:8546', `127.0.0.1:${port}`))
-          if (line.startsWith('curl')) {
-            const expected = blocks[i + 1]
-            expect(expected?.kind, line).toBe('json')
-            expect(JSON.parse(output)).toEqual(JSON.parse(expected!.body))
-          }
-        }
-      }
-      expect(port).toBeDefined()
-    } finally {
-      if (server?.pid !== undefined && server.exitCode === null) {
-        const exited = new Promise((resolve) => server!.on('exit', resolve))
-        process.kill(-server.pid, 'SIGTERM')
-        await exited
-      }
-      rmSync(dir, { recursive: true, force: true })
-    }
+    expect(await runShellSection('docs/fixtures-and-scenarios.md', 'Revert scenarios')).toBeGreaterThanOrEqual(2)
+  }, 120_000)
+})
+
+/**
+ * The README's "Reproducing a revert": the committed capture served and traced as written, the
+ * trace the one the README shows. Its capture command needs a node: test/capture/revertTrace.test.ts
+ * runs it against Anvil.
+ */
+describe('README: Reproducing a revert', () => {
+  it('serves the committed capture and traces the reverting call as the README shows', async () => {
+    const curls = await runShellSection('README.md', 'Reproducing a revert', { skip: (line) => line.startsWith('npx gateway-double capture '), update: UPDATE })
+    expect(curls).toBe(1)
   }, 120_000)
 })
