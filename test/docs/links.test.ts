@@ -4,7 +4,7 @@
  * GitHub makes anchors); every docs page is linked from the README. The examples of the pages are
  * checked where they run: test/http/readme.test.ts (the README's curl examples, the worked example
  * of docs/fixtures-and-scenarios.md), test/gateway/config.test.ts (docs/configuration.md),
- * test/docs/websocket.test.ts (docs/websocket.md).
+ * test/docs/websocket.test.ts (docs/websocket.md), test/docs/yourChain.test.ts (docs/your-chain.md).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'

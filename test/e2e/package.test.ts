@@ -4,7 +4,8 @@
  * installed into a fresh project from npm's cache alone (`npm ci --offline`, see
  * test/support/consumerProject.ts), the installed package made read-only, and then, from that
  * project: an ES module script, viem's webSocket() transport, a CommonJS script, `tsc --strict` with the tsconfig `tsc --init`
- * writes, the installed command, and the manual's vitest and jest recipes as written. One pack and
+ * writes, the installed command (serving, and `gateway-double export` of a running server's
+ * network, served again), and the manual's vitest and jest recipes as written. One pack and
  * one install serve every check.
  */
 import { execFile, spawn } from 'node:child_process'
@@ -92,6 +93,56 @@ function writeFiles(dir: string, files: ReadonlyMap<string, string>, names: read
     expect(text, `docs/test-runners.md shows ${name}`).toBeDefined()
     mkdirSync(dirname(join(dir, name)), { recursive: true })
     writeFileSync(join(dir, name), text!)
+  }
+}
+
+const ETH_BLOCK_NUMBER = { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }
+
+/** A JSON POST to 127.0.0.1:`port` (with `host` as the Host header when given); the parsed answer. */
+function postJson(port: string, path: string, body: unknown, host?: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const headers = { 'content-type': 'application/json', ...(host ? { host } : {}) }
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path, headers }, (res) => {
+      let text = ''
+      res.on('data', (d: Buffer) => (text += d.toString()))
+      res.on('end', () => resolve(JSON.parse(text)))
+    })
+    req.on('error', reject)
+    req.end(JSON.stringify(body))
+  })
+}
+
+interface Command {
+  port: string
+  out(): string
+  /** SIGTERM, then the exit code and what it wrote to stderr. */
+  stop(): Promise<{ code: number | null; stderr: string }>
+}
+
+/** The installed `gateway-double` command with `args`, once its banner says it listens. */
+async function startCommand(args: readonly string[]): Promise<Command> {
+  const child = spawn(join(dapp, 'node_modules', '.bin', 'gateway-double'), args, { cwd: dapp, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const stop = async () => {
+    child.kill('SIGTERM')
+    return { code: await exited, stderr: err }
+  }
+  try {
+    const port = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString()
+        const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
+        if (m && out.includes('Press Ctrl+C to stop.')) resolve(m[1]!)
+      })
+      child.on('exit', (code) => reject(new Error(`exited (${code}) before listening:\n${out}\n${err}`)))
+    })
+    return { port, out: () => out, stop }
+  } catch (e) {
+    await stop()
+    throw e
   }
 }
 
@@ -210,39 +261,35 @@ describe('the packed package, installed in a fresh project', () => {
   })
 
   it('the installed command serves the default networks and answers eth_blockNumber', async () => {
-    const child = spawn(join(dapp, 'node_modules', '.bin', 'gateway-double'), ['--port', '0'], { cwd: dapp, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()))
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    const server = await startCommand(['--port', '0'])
     try {
-      const port = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (d: Buffer) => {
-          out += d.toString()
-          const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)
-          if (m && out.includes('Press Ctrl+C to stop.')) resolve(m[1]!)
-        })
-        child.on('exit', (code) => reject(new Error(`exited (${code}) before listening:\n${out}\n${err}`)))
-      })
-      const body = await new Promise<string>((resolve, reject) => {
-        const req = request(
-          { host: '127.0.0.1', port, method: 'POST', path: '/v3/deadbeefdeadbeefdeadbeefdeadbeef', headers: { host: 'ethereum-mainnet.localhost', 'content-type': 'application/json' } },
-          (res) => {
-            let text = ''
-            res.on('data', (d: Buffer) => (text += d.toString()))
-            res.on('end', () => resolve(text))
-          },
-        )
-        req.on('error', reject)
-        req.end('{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}')
-      })
-      expect(JSON.parse(body)).toEqual({ jsonrpc: '2.0', id: 1, result: '0x6' })
-      expect(out).toMatch(/polygon +137 +4 \(0x4\)/)
+      expect(await postJson(server.port, '/v3/deadbeefdeadbeefdeadbeefdeadbeef', ETH_BLOCK_NUMBER, 'ethereum-mainnet.localhost')).toEqual({ jsonrpc: '2.0', id: 1, result: '0x6' })
+      expect(server.out()).toMatch(/polygon +137 +4 \(0x4\)/)
     } finally {
-      child.kill('SIGTERM')
+      expect(await server.stop()).toEqual({ code: 0, stderr: '' })
     }
-    expect(await exited).toBe(0)
-    expect(err).toBe('')
+  })
+
+  it('the installed command exports a running server’s network (gateway-double export), and a restart on the export serves it', async () => {
+    const whale = '0x00000000000000000000000000000000000b1e55'
+    const first = await startCommand(['--port', '0', '--control'])
+    try {
+      const dev = (method: string, params: unknown[]) => postJson(first.port, '/_double/rpc/ethereum', { jsonrpc: '2.0', id: 1, method, params })
+      expect(await dev('anvil_setBalance', [whale, '0x2a'])).toMatchObject({ result: null })
+      expect(await dev('evm_mine', [])).toMatchObject({ result: '0x0' })
+      const exported = await run(join(dapp, 'node_modules', '.bin', 'gateway-double'), ['export', '--url', `http://127.0.0.1:${first.port}`, '--network', 'ethereum', '--out', './exported'], dapp)
+      expect(exported.code, show(exported)).toBe(0)
+    } finally {
+      expect(await first.stop()).toEqual({ code: 0, stderr: '' })
+    }
+    const second = await startCommand(['--port', '0', '--fixture', 'ethereum=./exported'])
+    try {
+      const rpc = (method: string, params: unknown[] = []) => postJson(second.port, '/v3/deadbeefdeadbeefdeadbeefdeadbeef', { jsonrpc: '2.0', id: 1, method, params }, 'ethereum-mainnet.localhost')
+      expect(await rpc('eth_blockNumber')).toMatchObject({ result: '0x7' })
+      expect(await rpc('eth_getBalance', [whale, 'latest'])).toMatchObject({ result: '0x2a' })
+    } finally {
+      expect(await second.stop()).toEqual({ code: 0, stderr: '' })
+    }
   })
 
   it('runs the vitest recipe of docs/test-runners.md as written', async () => {

@@ -1,5 +1,7 @@
 /**
  * docs/your-chain.md stays true, example by example, on a real server with the control endpoint:
+ * - its method table lists every test method the endpoint serves, under each of its names, and
+ *   no other;
  * - every `dev '<request>'` (the test endpoint) and `rpc '<request>'` (the gateway's `/v3/`)
  *   example, sent in the page's order, returns the output the page shows;
  * - the viem test-client example runs as written (its URL pointed at this server's port) and prints
@@ -9,7 +11,7 @@
  * - the `anvil --dump-state` command (with the Anvil of the devDependencies) writes a folder that
  *   the `--fixture` command serves.
  *
- * After a deliberate fixture change, `UPDATE_DOCS=1 npx vitest run test/http/yourChainDoc.test.ts`
+ * After a deliberate fixture change, `UPDATE_DOCS=1 npx vitest run test/docs/yourChain.test.ts`
  * rewrites the outputs in the page.
  */
 import { execFile } from 'node:child_process'
@@ -25,6 +27,7 @@ import { localhostFetch } from '../../src/http/client.ts'
 import { exportCommand } from '../../src/http/exportCommand.ts'
 import { startServer } from '../../src/http/server.ts'
 import type { RunningServer } from '../../src/http/server.ts'
+import { TEST_METHODS } from '../../src/rpc/devRegistry.ts'
 import { anvilBinary, startAnvil } from '../capture/anvil.ts'
 
 const PAGE = new URL('../../docs/your-chain.md', import.meta.url)
@@ -47,6 +50,23 @@ function blocks(lang: string): string[] {
 function argsOf(line: string, command: string): string[] {
   const at = line.indexOf(command)
   return line.slice(at + command.length).split('#')[0]!.trim().split(/\s+/)
+}
+
+/**
+ * The names in the first column of the method table (`anvil_x` (`hardhat_...`) names both).
+ */
+function documentedMethods(): string[] {
+  const start = TEXT.indexOf('### The methods, and what each maps to')
+  const table = TEXT.slice(start).split('\n\n').find((p) => p.startsWith('| method'))!
+  const names: string[] = []
+  for (const row of table.split('\n').slice(2)) {
+    const cell = row.split('|')[1]!
+    for (const m of cell.matchAll(/`(\w+)`( \(`hardhat_\.\.\.`\))?/g)) {
+      names.push(m[1]!)
+      if (m[2]) names.push(m[1]!.replace(/^anvil_/, 'hardhat_'))
+    }
+  }
+  return names
 }
 
 let server: RunningServer
@@ -74,6 +94,12 @@ describe('docs/your-chain.md', () => {
     expect(TEXT).toContain('KEY=deadbeefdeadbeefdeadbeefdeadbeef')
     expect(TEXT).toContain("dev() { curl -s http://127.0.0.1:8545/_double/rpc/ethereum -H 'Content-Type: application/json' -d \"$1\"; echo; }")
     expect(examples().length).toBeGreaterThanOrEqual(10)
+  })
+
+  it('its method table lists every test method under each of its names, and no other', () => {
+    const documented = documentedMethods()
+    expect(new Set(documented).size).toBe(documented.length)
+    expect(documented.sort()).toEqual(Object.keys(TEST_METHODS).sort())
   })
 
   it('every dev/rpc example, in order, returns what the page shows', async () => {
