@@ -1,8 +1,9 @@
 /**
  * Export round trip, from where a user stands: a real server (control on); contracts deployed and
  * used with viem through the gateway's `/v3/` URL (a wallet with alice's fixture key) and with
- * `cast send` (the Foundry devDependency: a signed send with bob's key, and an `--unlocked` send
- * from an impersonated whale through the test endpoint, after `cast rpc anvil_setBalance`);
+ * `cast send` (the Foundry devDependency): signed with carol's key through the gateway's `/v3/` on
+ * the network's own port (cast cannot resolve `*.localhost`), signed with bob's key and
+ * `--unlocked` from an impersonated whale through the test endpoint, after `cast rpc anvil_setBalance`;
  * a state edit left on the head; then `gateway-double export` (the CLI, in a child process,
  * against the running server) and a second server started on the export (`--fixture`-style).
  * Every read compared between the two: each block in full with its receipts, logs over the whole
@@ -63,7 +64,8 @@ async function readBatch(server: RunningServer, calls: readonly (readonly [strin
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gd-export-e2e-'))
-  first = await startServer({ port: 0, control: true })
+  // Each network on a port of its own too: cast reaches /v3/ there (it cannot resolve *.localhost).
+  first = await startServer({ port: 0, control: true, networkPorts: 0 })
   const gateway = client(first)
   const wallet = createWalletClient({ account: privateKeyToAccount(alice.privateKey), chain: mainnet, transport: http(first.urls.ethereum, { fetchFn: localhostFetch }) })
   // viem: deploy a second Token (the fixture's own creation code, read back from block 1), use it and the Counter.
@@ -81,7 +83,11 @@ afterAll(async () => {
 })
 
 describe.skipIf(CAST === undefined)('export round trip: viem and cast, then gateway-double export, then a restart on the export', () => {
-  it('cast sends through the test endpoint: signed with a key, and --unlocked from an impersonated whale', async () => {
+  it('cast sends through the gateway (the network’s own port) and the test endpoint: signed with a key, and --unlocked from an impersonated whale', async () => {
+    const gatewayUrl = first.portUrls.ethereum!
+    expect(gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v3\//)
+    const signed = await run(CAST!, ['send', token, 'transfer(address,uint256)', carol.address, '5', '--private-key', carol.privateKey, '--rpc-url', gatewayUrl, '--json'])
+    expect(JSON.parse(signed.stdout)).toMatchObject({ status: '0x1', from: carol.address.toLowerCase() })
     const rpcUrl = `${first.controlUrl}/rpc/ethereum`
     await run(CAST!, ['send', token, 'transfer(address,uint256)', carol.address, '7', '--private-key', bob.privateKey, '--rpc-url', rpcUrl])
     await run(CAST!, ['rpc', 'anvil_setBalance', whale, '0x56bc75e2d63100000', '--rpc-url', rpcUrl])
@@ -91,19 +97,19 @@ describe.skipIf(CAST === undefined)('export round trip: viem and cast, then gate
     // A state edit on the head, no block after it: the export must carry it.
     await run(CAST!, ['rpc', 'anvil_setStorageAt', deployed, keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [whale, 0n])), '0x' + '00'.repeat(31) + '2a', '--rpc-url', rpcUrl])
     expect(await client(first).readContract({ address: deployed, abi: tokenAbi, functionName: 'balanceOf', args: [whale] })).toBe(42n)
-    expect(await client(first).getBlockNumber()).toBe(HEAD + 5n)
+    expect(await client(first).getBlockNumber()).toBe(HEAD + 6n)
   })
 
   it('gateway-double export writes the fixture folder, and a new server serves it', async () => {
     const out = await run(process.execPath, [BIN, 'export', '--url', first.origin, '--network', 'ethereum', '--out', dir])
-    expect(out.stdout).toContain(`Exported network ethereum at block ${HEAD + 5n} to ${dir}`)
+    expect(out.stdout).toContain(`Exported network ethereum at block ${HEAD + 6n} to ${dir}`)
     expect(readdirSync(dir).sort()).toEqual(['accounts.json', 'chain.rlp', 'edits.json', 'forkchoice.json', 'genesis.json'])
     second = await startServer({ port: 0, config: withFixtures(loadConfigFile(DEFAULT_CONFIG_PATH), { ethereum: dir }) })
-    expect(await client(second).getBlockNumber()).toBe(HEAD + 5n)
+    expect(await client(second).getBlockNumber()).toBe(HEAD + 6n)
   })
 
   it('serves every block, receipt and log identically', async () => {
-    for (let n = 0n; n <= HEAD + 5n; n++) {
+    for (let n = 0n; n <= HEAD + 6n; n++) {
       const block = ['0x' + n.toString(16), true]
       expect(await raw(second, 'eth_getBlockByNumber', block)).toEqual(await raw(first, 'eth_getBlockByNumber', block))
       expect(await raw(second, 'eth_getBlockReceipts', ['0x' + n.toString(16)])).toEqual(await raw(first, 'eth_getBlockReceipts', ['0x' + n.toString(16)]))
@@ -116,7 +122,7 @@ describe.skipIf(CAST === undefined)('export round trip: viem and cast, then gate
   it('serves every account’s balance, nonce, code and storage identically at every block, the head’s edit included', async () => {
     const accounts = [alice.address, bob.address, carol.address, whale, token, deployed, counter]
     const slots = ['0x0', ...[alice.address, bob.address, carol.address, whale].map((a) => keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [a as `0x${string}`, 0n])))]
-    for (let n = 0n; n <= HEAD + 5n; n++) {
+    for (let n = 0n; n <= HEAD + 6n; n++) {
       const at = '0x' + n.toString(16)
       // One batch per block: every read of every account at that block.
       const batch = accounts.flatMap((a) => [
@@ -133,7 +139,7 @@ describe.skipIf(CAST === undefined)('export round trip: viem and cast, then gate
   it('goes on from the export: the next block builds on the edited head', async () => {
     const wallet = (server: RunningServer) => createWalletClient({ account: privateKeyToAccount(carol.privateKey), chain: mainnet, transport: http(server.urls.ethereum, { fetchFn: localhostFetch }) })
     await wallet(second).sendTransaction({ to: bob.address, value: 1n })
-    expect(await client(second).getBlockNumber()).toBe(HEAD + 6n)
+    expect(await client(second).getBlockNumber()).toBe(HEAD + 7n)
     expect(await client(second).readContract({ address: deployed, abi: tokenAbi, functionName: 'balanceOf', args: [whale] })).toBe(42n)
   })
 })
