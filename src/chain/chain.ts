@@ -8,25 +8,23 @@
  * Every change (a send, mining, a restore, a fork, a state edit) runs one at a time, in call order
  * (`#exclusive`): two concurrent sends never share a parent. Reads go straight to the store.
  * Listeners follow the changes through `events` (./events/chainEvents.ts), told once each change is
- * complete.
+ * complete. Reads are ./chainReads.ts's (this class extends it), the options ./chainOptions.ts's.
  *
  * For test suites (Anvil's test methods, docs/your-chain.md): state edits of the head
  * (`editState`), sends from impersonated accounts (`sendImpersonated`), the next blocks' settings
  * (`setMiningSettings`: time, fee recipient, gas limit, base fee), `mineBlocks`, `reset`.
  */
-import type { Common } from '@ethereumjs/common'
-import { createAddressFromString } from '@ethereumjs/util'
-import type { VM } from '@ethereumjs/vm'
 import { BlockStore } from './blocks/blockStore.ts'
-import type { ChainReader } from './blocks/chainReader.ts'
-import type { BlockRecord, BlockSelector } from './blocks/types.ts'
+import type { BlockRecord } from './blocks/types.ts'
+import { admissionContext } from './chainAdmission.ts'
+import type { ChainOptions, ChainParts, ChainSource } from './chainOptions.ts'
+import { ChainReads } from './chainReads.ts'
 import type { ChainClock } from './clock.ts'
 import { ChainEvents } from './events/chainEvents.ts'
 import { Miner } from './mining/miner.ts'
 import type { MiningMode, ReorgOptions, ReorgResult } from './mining/miner.ts'
 import type { MiningSettingsState } from './mining/settings.ts'
 import { admit } from './pool/admission.ts'
-import type { AdmissionContext } from './pool/admission.ts'
 import { impersonatedRaw } from './pool/impersonation.ts'
 import type { UnsignedTxFields } from './pool/impersonation.ts'
 import { TxRejectedError } from './pool/poolRules.ts'
@@ -36,9 +34,6 @@ import { ChainSnapshot } from './snapshot.ts'
 import type { SnapshotContents } from './snapshot.ts'
 import { ChainStore } from './store/chainStore.ts'
 import type { EditedState } from './store/chainStore.ts'
-import type { BlockStateManager } from './vm/blockState.ts'
-import type { KeyBook } from './vm/keyBook.ts'
-import type { RecordingStateManager } from './vm/recordingState.ts'
 import type { StateEdit } from './vm/stateEdits.ts'
 
 /** A transaction waiting in the pool. */
@@ -48,52 +43,15 @@ export type { ReorgOptions, ReorgResult }
 
 // A chain's snapshots are its API (`snapshot()`, `restore()`): named here too, where users meet them.
 export { ChainSnapshot }
-export type { EditedState }
+export type { ChainOptions, ChainSource, EditedState }
 
-/** What a chain was loaded from, kept for its export: the genesis file's bytes, the fixture's index. */
-export interface ChainSource {
-  /** `genesis.json` as read (an export writes the same bytes). */
-  readonly genesis: Uint8Array
-  /** `accounts.json` as read, when the fixture had one. */
-  readonly index?: unknown
-}
-
-export interface ChainOptions {
-  name: string
-  common: Common
-  /**
-   * Makes the chain's state (called once, on first need): its trie database holds every record's
-   * state root. The chain moves it to the head's.
-   */
-  state: () => Promise<RecordingStateManager>
-  store: BlockStore
-  safe: bigint
-  finalized: bigint
-  verifiedBy?: 'replay' | 'cache'
-  /** Where mined blocks take their timestamps from. Default: the system clock. */
-  clock?: ChainClock
-  miningMode?: MiningMode
-  /** The chain's contracts by name (a fixture's accounts.json). Default: none. */
-  contracts?: Readonly<Record<string, string>>
-  /** State edits of blocks (an export's `edits.json`, replayed): what reads of each see. */
-  edits?: ReadonlyMap<BlockRecord, EditedState>
-  /** What the chain was loaded from (its export writes it again). */
-  source?: ChainSource
-}
-
-/** A chain made of parts that exist already (a fork's copies). */
-interface ChainParts extends Pick<ChainOptions, 'verifiedBy' | 'clock' | 'miningMode' | 'contracts' | 'source'> {
-  readonly parts: { readonly store: ChainStore; readonly pool: TxPool }
-}
-
-export class Chain implements ChainReader {
+export class Chain extends ChainReads {
   /** How the blocks were verified: replayed now, or replayed by an earlier load and read back. */
   readonly verifiedBy: 'replay' | 'cache'
   /** The chain's contracts' addresses by name, as its fixture's accounts.json names them (a fork keeps them). */
   readonly contracts: Readonly<Record<string, string>>
   /** Blocks added and removed, transactions pooled (./events/chainEvents.ts); a fork has its own. */
   readonly events = new ChainEvents()
-  readonly #store: ChainStore
   readonly #pool: TxPool
   readonly #miner: Miner
   /** The tail of the queue that serializes sends, mining, restores and forks. */
@@ -107,12 +65,12 @@ export class Chain implements ChainReader {
   #initial: ChainSnapshot
 
   constructor(opts: ChainOptions | ChainParts) {
+    const parts = 'parts' in opts ? opts.parts : { store: new ChainStore(opts), pool: new TxPool() }
+    super(parts.store)
     this.verifiedBy = opts.verifiedBy ?? 'replay'
     this.contracts = opts.contracts ?? {}
-    const parts = 'parts' in opts ? opts.parts : { store: new ChainStore(opts), pool: new TxPool() }
-    this.#store = parts.store
     this.#pool = parts.pool
-    this.#miner = new Miner(this.#store, this.#pool, { clock: opts.clock, mode: opts.miningMode, events: this.events })
+    this.#miner = new Miner(this.store, this.#pool, { clock: opts.clock, mode: opts.miningMode, events: this.events })
     this.source = opts.source
     this.#initial = this.snapshot()
   }
@@ -125,89 +83,6 @@ export class Chain implements ChainReader {
     return new Chain({ ...opts, store: new BlockStore(opts.records) })
   }
 
-  // Reads: the store's.
-
-  get name(): string {
-    return this.#store.name
-  }
-
-  get common(): Common {
-    return this.#store.common
-  }
-
-  /** The blocks; also the blockchain the VM reads BLOCKHASH from. */
-  get blockchain(): BlockStore {
-    return this.#store.blockchain
-  }
-
-  get chainId(): bigint {
-    return this.#store.chainId
-  }
-
-  /** The head's state, made on the first call (see ChainStore.getState). */
-  getState(): Promise<RecordingStateManager> {
-    return this.#store.getState()
-  }
-
-  /** The chain's VM, made (and `@ethereumjs/vm` imported) on the first call. */
-  getVm(): Promise<VM> {
-    return this.#store.getVm()
-  }
-
-  get genesis(): BlockRecord {
-    return this.#store.genesis
-  }
-
-  get head(): BlockRecord {
-    return this.#store.head
-  }
-
-  get safeNumber(): bigint {
-    return this.#store.safeNumber
-  }
-
-  get finalizedNumber(): bigint {
-    return this.#store.finalizedNumber
-  }
-
-  byNumber(n: bigint): BlockRecord | undefined {
-    return this.#store.byNumber(n)
-  }
-
-  /** `hash` in lowercase hex. */
-  byHash(hash: string): BlockRecord | undefined {
-    return this.#store.byHash(hash)
-  }
-
-  transactionByHash(hash: string): { record: BlockRecord; index: number } | undefined {
-    return this.#store.transactionByHash(hash)
-  }
-
-  /** The block a selector names, or undefined for an unknown hash or a future number; `pending` is the head. */
-  resolve(selector: BlockSelector): BlockRecord | undefined {
-    return this.#store.resolve(selector)
-  }
-
-  /** A read-only state manager at the state after `record` (the last few kept). */
-  stateAt(record: BlockRecord): Promise<BlockStateManager> {
-    return this.#store.stateAt(record)
-  }
-
-  /** The state root reads of `record` see: its header's, or the one its state edits gave. */
-  stateRootOf(record: BlockRecord): Uint8Array {
-    return this.#store.stateRootOf(record)
-  }
-
-  /** The state edits made while `record` was the head, if any (what an export writes to `edits.json`). */
-  editsOf(record: BlockRecord): EditedState | undefined {
-    return this.#store.editsOf(record)
-  }
-
-  /** The addresses and slots the chain's state was written at (see vm/keyBook.ts). */
-  keyBook(): Promise<KeyBook> {
-    return this.#store.keyBook()
-  }
-
   // State edits.
 
   /**
@@ -218,7 +93,7 @@ export class Chain implements ChainReader {
    * before an edit restores the state without it; `editsOf(head)` lists them for an export.
    */
   editState(edits: readonly StateEdit[]): Promise<void> {
-    return this.#exclusive(() => this.#store.editHead(edits))
+    return this.#exclusive(() => this.store.editHead(edits))
   }
 
   // The pool and mining.
@@ -290,7 +165,7 @@ export class Chain implements ChainReader {
   /** geth's pending nonce: the head state's nonce, plus the pooled transactions that follow it without a gap. */
   async pendingNonce(address: string): Promise<bigint> {
     const from = address.toLowerCase()
-    return this.#pool.pendingNonce(from, await this.#store.nonceAt(this.head, from))
+    return this.#pool.pendingNonce(from, await this.store.nonceAt(this.head, from))
   }
 
   /**
@@ -310,7 +185,7 @@ export class Chain implements ChainReader {
   sendImpersonated(fields: UnsignedTxFields, from: string): Promise<string> {
     return this.#exclusive(() => {
       const sender = from.toLowerCase()
-      const raw = impersonatedRaw(fields, sender, this.#store.commonAt(this.head.number + 1n, this.#miner.nextTimestamp()))
+      const raw = impersonatedRaw(fields, sender, this.store.commonAt(this.head.number + 1n, this.#miner.nextTimestamp()))
       return this.#submit(raw, sender)
     })
   }
@@ -358,7 +233,7 @@ export class Chain implements ChainReader {
   /** The head, safe and finalized blocks, the pool and the mining mode, as they are now. */
   snapshot(): ChainSnapshot {
     return new ChainSnapshot(this, this.name, {
-      store: this.#store.contents(),
+      store: this.store.contents(),
       pool: [...this.#pool.entries],
       mode: this.#miner.mode,
       settings: this.#miner.settings,
@@ -381,8 +256,8 @@ export class Chain implements ChainReader {
       this.#pool.reset(contents.pool)
       this.#miner.setMode(contents.mode)
       this.#miner.replaceSettings(contents.settings)
-      const { removed, added } = await this.#store.rewind(contents.store)
-      const ancestor = this.#store.byNumber((added[0]?.number ?? this.head.number + 1n) - 1n)!
+      const { removed, added } = await this.store.rewind(contents.store)
+      const ancestor = this.store.byNumber((added[0]?.number ?? this.head.number + 1n) - 1n)!
       this.events.emitChange(removed, ancestor, added, 'restore')
       for (const p of this.#pool.entries) if (!before.has(p)) this.events.emitPooled(p)
     })
@@ -394,7 +269,7 @@ export class Chain implements ChainReader {
    */
   fork(name: string): Promise<Chain> {
     return this.#exclusive(async () => {
-      const parts = { store: await this.#store.copy(name), pool: this.#pool.copy() }
+      const parts = { store: await this.store.copy(name), pool: this.#pool.copy() }
       const forked = new Chain({ parts, verifiedBy: this.verifiedBy, clock: this.clock, miningMode: this.miningMode, contracts: this.contracts, ...(this.source ? { source: this.source } : {}) })
       forked.#miner.replaceSettings(this.#miner.settings)
       for (const a of this.#impersonated) forked.#impersonated.add(a)
@@ -418,7 +293,7 @@ export class Chain implements ChainReader {
 
   /** Admits `raw` (an impersonated transaction when `sender` is given), and in `auto` mode mines it. */
   async #submit(raw: Uint8Array, sender: string | undefined): Promise<string> {
-    const ptx = await admit(raw, this.#pool, this.#admission(), sender)
+    const ptx = await admit(raw, this.#pool, admissionContext(this.store, this.#miner), sender)
     this.events.emitPooled(ptx)
     if (this.#miner.mode === 'auto') {
       const failed = await this.#miner.mineExecutable(false)
@@ -432,28 +307,5 @@ export class Chain implements ChainReader {
     const run = this.#queue.then(task, task)
     this.#queue = run.catch(() => undefined)
     return run
-  }
-
-  /** What admission reads of this chain, at the moment each check comes. */
-  #admission(): AdmissionContext {
-    const store = this.#store
-    const miner = this.#miner
-    return {
-      headRules: () => {
-        const head = store.head
-        return {
-          common: store.commonAt(head.number, head.timestamp),
-          nextCommon: store.commonAt(head.number + 1n, miner.nextTimestamp()),
-          gasLimit: miner.nextGasLimit(),
-          chainId: store.chainId,
-        }
-      },
-      account: async (from) => {
-        const account = await (await store.stateAt(store.head)).getAccount(createAddressFromString(from))
-        return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n }
-      },
-      nextBaseFee: () => miner.nextBaseFee(),
-      nextBlobBaseFee: () => miner.nextBlobBaseFee(),
-    }
   }
 }

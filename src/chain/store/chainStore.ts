@@ -15,7 +15,8 @@
  * `anvil_setBalance`...) are applied to it, and the root they give is what reads of the head see
  * and what the next block executes on (`stateRootOf`); the head's header keeps the root it was
  * mined with. The edits are kept per block (`editsOf`), for an export and for snapshots; they go
- * with their block when a rewind or a reorg removes it.
+ * with their block when a rewind or a reorg removes it. (Its option and content types:
+ * ./storeTypes.ts; the read states it keeps: ./readStates.ts.)
  */
 import type { Common } from '@ethereumjs/common'
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
@@ -29,45 +30,13 @@ import type { RecordingStateManager } from '../vm/recordingState.ts'
 import { applyEdits } from '../vm/stateEdits.ts'
 import type { StateEdit } from '../vm/stateEdits.ts'
 import { stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
+import { ReadStates } from './readStates.ts'
+import type { ChainStoreOptions, EditedState, StoreContents } from './storeTypes.ts'
 
 /** How many blocks' read-only states `stateAt` keeps. */
 const READ_STATES_KEPT = 16
 
-export interface ChainStoreOptions {
-  name: string
-  common: Common
-  /**
-   * Makes the chain's state (called once, on first need): its trie database holds every record's
-   * state root. The store moves it to the head's.
-   */
-  state: () => Promise<RecordingStateManager>
-  store: BlockStore
-  safe: bigint
-  finalized: bigint
-  /** State edits of blocks (an export's `edits.json`, replayed): what reads of each see. */
-  edits?: ReadonlyMap<BlockRecord, EditedState>
-}
-
-/**
- * The state edits made while a block was the head, and the state root they gave: what reads of
- * that block see, and what the next block executed on (see `ChainStore.editHead`).
- */
-export interface EditedState {
-  readonly root: Uint8Array
-  readonly edits: readonly StateEdit[]
-}
-
-/** The blocks and tags at one moment (records never change: a list of them is the chain's history). */
-export interface StoreContents {
-  readonly records: readonly BlockRecord[]
-  readonly safe: bigint
-  readonly finalized: bigint
-  /**
-   * The state edits of its blocks then (the head's so far): a restore puts them all back, even
-   * those of blocks a reorg or an earlier restore removed in between.
-   */
-  readonly edits: ReadonlyMap<BlockRecord, EditedState>
-}
+export type { ChainStoreOptions, EditedState, StoreContents }
 
 export class ChainStore implements ChainReader {
   readonly name: string
@@ -81,7 +50,7 @@ export class ChainStore implements ChainReader {
   readonly #safeLag: bigint
   readonly #finalizedLag: bigint
   /** Read-only states by state root (hex): the state at a root never changes. */
-  readonly #states = new Map<string, Promise<BlockStateManager>>()
+  readonly #states = new ReadStates(READ_STATES_KEPT)
   readonly #edits: Map<BlockRecord, EditedState>
   readonly #commons = new Map<string, Common>()
   #vm: Promise<VM> | undefined
@@ -202,21 +171,9 @@ export class ChainStore implements ChainReader {
    */
   stateAt(record: BlockRecord): Promise<BlockStateManager> {
     const root = this.stateRootOf(record)
-    const key = bytesToHex(root)
-    let state = this.#states.get(key)
-    if (state) {
-      // Most recently used last, so the oldest is first to go.
-      this.#states.delete(key)
-    } else {
-      state = Promise.all([this.getState(), stateLibraries()]).then(([sm, { blockState }]) => blockState.BlockStateManager.at(sm, root))
-      // A failed one is not kept.
-      state.catch(() => {
-        if (this.#states.get(key) === state) this.#states.delete(key)
-      })
-      if (this.#states.size >= READ_STATES_KEPT) this.#states.delete(this.#states.keys().next().value!)
-    }
-    this.#states.set(key, state)
-    return state
+    return this.#states.get(bytesToHex(root), () =>
+      Promise.all([this.getState(), stateLibraries()]).then(([sm, { blockState }]) => blockState.BlockStateManager.at(sm, root)),
+    )
   }
 
   /**
