@@ -27,6 +27,7 @@
  * ever invalidated.
  */
 import { bytesToHex } from '@ethereumjs/util'
+import { createHash } from 'node:crypto'
 import { jsonReplacer } from '../../encoding/hex.ts'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
@@ -73,8 +74,14 @@ export interface EstimateResult {
   evmRuns?: number
 }
 
-/** How many answers each chain keeps (the most recently asked). */
+/**
+ * How many answers each chain keeps (the most recently asked). A kept answer weighs at most about 1.5 KB
+ * whatever the call's size: its key is a digest of the call (see `answerKey`), and a revert with
+ * more than `KEPT_REVERT_BYTES` of data is not kept: at most about 6 MiB a chain.
+ */
 const ANSWERS_KEPT = 4096
+/** The most revert data a kept answer holds (a revert reason string is a few hundred bytes). */
+const KEPT_REVERT_BYTES = 1024
 
 const answers = new WeakMap<ChainReader, Map<string, Promise<EstimateResult>>>()
 
@@ -93,17 +100,20 @@ export function estimateGas(chain: ChainReader, record: BlockRecord, args: CallA
   const answer = estimate(chain, record, args, opts)
   kept.set(key, answer)
   if (kept.size > ANSWERS_KEPT) kept.delete(kept.keys().next().value!)
-  // geth's answers (reverts, its errors) are kept; anything else (a bug) is asked again next time.
+  // geth's answers (reverts, its errors) are kept; anything else (a bug) is asked again next time,
+  // and so is a revert with more data than KEPT_REVERT_BYTES (megabytes under a high gas cap).
   const forget = kept
   answer.catch((err: unknown) => {
-    if (!(err instanceof CallError) && !(err instanceof EstimateRevert) && forget.get(key) === answer) forget.delete(key)
+    const keep = err instanceof CallError || (err instanceof EstimateRevert && err.data.length <= KEPT_REVERT_BYTES)
+    if (!keep && forget.get(key) === answer) forget.delete(key)
   })
   return answer
 }
 
 /**
  * The call as a key: the block's hash and the state root its calls read (state edits change the
- * head's), the cap, every field in one order, addresses in lowercase.
+ * head's), the cap, every field in one order, addresses in lowercase, as the SHA-256 of their
+ * JSON: a call's data can be megabytes, which 4,096 kept keys would hold whole (5 MiB bodies: 20 GiB).
  */
 function answerKey(record: BlockRecord, root: string, a: CallArgs, gasCap: bigint, decideFromTrace?: boolean): string {
   const fields = [
@@ -127,7 +137,7 @@ function answerKey(record: BlockRecord, root: string, a: CallArgs, gasCap: bigin
     // A search made in full is kept apart, so that tests can compare the two.
     decideFromTrace === false ? 'searched' : undefined,
   ]
-  return JSON.stringify(fields, jsonReplacer)
+  return createHash('sha256').update(JSON.stringify(fields, jsonReplacer)).digest('base64')
 }
 
 async function estimate(chain: ChainReader, record: BlockRecord, args: CallArgs, opts: EstimateOptions): Promise<EstimateResult> {
