@@ -1,22 +1,27 @@
 /**
  * `npm run bench:robustness`: what a heavy or hostile client costs everyone else (issue 11).
  *
- * 1. **Reads under heavy calls.** Two gateway-double children on the default fixtures, taking
- *    turns (A, B, A, B...): A as before the time limit (executions never yield, no limit:
- *    `evmSliceMs: 0, evmTimeoutMs: 0`), B as shipped (10 ms slices, 5 s limit). Against each,
+ * 1. **Reads under heavy calls.** gateway-double children on the default fixtures, taking turns
+ *    (A, B, C, A, B, C...): with `--before <dir>`, A is a checkout of an earlier commit (e.g.
+ *    `git worktree add /tmp/before aa81767`, the commit before the robustness work, with its own
+ *    `npm ci`), started by its own bench/gatewayServer.ts; B is this code with executions that
+ *    never yield and no limit (`evmSliceMs: 0, evmTimeoutMs: 0`); C this code as shipped (10 ms
+ *    slices, 5 s limit). Against each,
  *    `--heavy` connections send batches of 10 `eth_call`s to the Reverter's gas-burning loop
  *    (2^24 gas each, out of gas after about 0.6 s) while one connection sends `eth_blockNumber`
  *    back to back: its p50/p99 is what any other client of a saturated server sees.
- * 2. **Memory under maximal requests.** A fresh server takes `--maximal` requests of a 5 MiB body
- *    whose method name is 5 MiB (each answered -32601, its method logged cut); its resident
- *    memory before and after.
+ * 2. **Memory under maximal requests.** A fresh server takes `--maximal` requests, by turns the
+ *    largest single call (a 5 MiB body whose method name is 5 MiB) and the largest batch (1,000
+ *    calls, the batch limit, each with a method name of 5,000 characters, just under 5 MiB), all
+ *    answered -32601 and logged with their methods cut; its resident memory before and after.
  *
  * Prints one table, with the load average before and after (the machine is shared: compare the
  * two servers of one run, not runs).
  */
 import { keccak256 } from 'ethereum-cryptography/keccak.js'
 import { loadavg } from 'node:os'
-import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ROOT } from './fixture.ts'
 import type { FromServer } from './gatewayServer.ts'
@@ -26,7 +31,6 @@ import type { Endpoint, TrackedChild } from './processes.ts'
 import { residentMemory, spawnTracked, stopAll } from './processes.ts'
 
 const DEV_KEY = 'deadbeefdeadbeefdeadbeefdeadbeef'
-const CONFIG = join(ROOT, 'config/default.json')
 const REVERTER = '0x7a1ed59eb13421e5838bb1bc284cf07d410cf689'
 const BURN = Buffer.from(keccak256(Buffer.from('burn(uint256)'))).toString('hex').slice(0, 8)
 const MAX_BODY = 5 * 1024 * 1024
@@ -37,6 +41,8 @@ const USAGE = `Usage: npm run bench:robustness -- [options]
   --rounds <n>      rounds of that row, each server once per round (default 2)
   --heavy <n>       connections sending batches of 10 heavy calls (default 2)
   --maximal <n>     maximal requests of the memory row (default 1000)
+  --before <dir>    also a checkout of an earlier commit (its own npm ci done), e.g.
+                    git worktree add /tmp/before aa81767 && (cd /tmp/before && npm ci)
   -h, --help        print this help
 `
 
@@ -45,9 +51,10 @@ interface Server {
   endpoint: Endpoint
 }
 
-async function startGateway(name: string, options: object): Promise<Server> {
-  const child = spawnTracked(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/gatewayServer.ts'), CONFIG, JSON.stringify(options)], {
-    cwd: ROOT,
+/** A gateway-double child: this code's, or with `root` a checkout's own (which may ignore `options`). */
+async function startGateway(name: string, options: object, root = ROOT): Promise<Server> {
+  const child = spawnTracked(process.execPath, ['--import', 'tsx', join(root, 'bench/gatewayServer.ts'), join(root, 'config/default.json'), JSON.stringify(options)], {
+    cwd: root,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })
   const ready = await new Promise<FromServer>((resolve, reject) => {
@@ -103,10 +110,14 @@ function pooled(runs: { reads: LoadResult; heavy: LoadResult }[]): ReadsUnderLoa
 }
 
 async function memoryRow(count: number): Promise<{ beforeKiB: number; afterKiB: number; peakKiB: number; seconds: number; statuses: Record<number, number> }> {
-  const server = await startGateway('memory', {})
+  // Credits for 500 batches of 1,000 calls at 160 credits.
+  const server = await startGateway('memory', { keys: [{ key: DEV_KEY, networks: ['ethereum'], dailyCredits: 1e12 }] })
   try {
     const method = `eth_${'x'.repeat(MAX_BODY - 100)}`
-    const body = `{"jsonrpc":"2.0","id":1,"method":"${method}","params":[]}`
+    const single = `{"jsonrpc":"2.0","id":1,"method":"${method}","params":[]}`
+    const batch = JSON.stringify(Array.from({ length: 1000 }, (_, id) => ({ jsonrpc: '2.0', id, method: `eth_${'y'.repeat(5000)}${id}`, params: [] })))
+    if (batch.length > MAX_BODY) throw new Error(`the maximal batch is ${batch.length} bytes`)
+    const body = (i: number) => (i % 2 === 0 ? single : batch)
     await runLoad(server.endpoint, () => blockNumber, { durationMs: 300, concurrency: 1 })
     const before = residentMemory(server.child.pid).rssKiB
     let sent = 0
@@ -115,7 +126,7 @@ async function memoryRow(count: number): Promise<{ beforeKiB: number; afterKiB: 
     // A fixed number of requests, 4 in flight: runLoad stops at a time, so it is run in short windows.
     while (sent < count) {
       const left = count - sent
-      const result = await runLoad(server.endpoint, (i) => (i < left ? body : blockNumber), { durationMs: 1, concurrency: Math.min(4, left) })
+      const result = await runLoad(server.endpoint, (i) => (i < left ? body(sent + i) : blockNumber), { durationMs: 1, concurrency: Math.min(4, left) })
       sent += Math.min(result.answered, left)
       for (const [status, n] of Object.entries(result.statuses)) statuses[Number(status)] = (statuses[Number(status)] ?? 0) + n
     }
@@ -134,6 +145,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string' },
       heavy: { type: 'string' },
       maximal: { type: 'string' },
+      before: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -148,33 +160,38 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()
   const log = (line: string) => process.stderr.write(`${line}\n`)
 
-  const before = await startGateway('before', { evmSliceMs: 0, evmTimeoutMs: 0 })
-  const after = await startGateway('after', {})
-  const runs = { before: [] as { reads: LoadResult; heavy: LoadResult }[], after: [] as { reads: LoadResult; heavy: LoadResult }[] }
+  const servers: { label: string; server: Server; runs: { reads: LoadResult; heavy: LoadResult }[] }[] = []
+  if (values.before !== undefined) {
+    const dir = resolve(values.before)
+    const commit = execFileSync('git', ['-C', dir, 'log', '-1', '--format=%h'], { encoding: 'utf8' }).trim()
+    servers.push({ label: `before: commit ${commit} (${dir})`, server: await startGateway('commit', {}, dir), runs: [] })
+  }
+  servers.push({ label: 'this code, no turns, no time limit', server: await startGateway('unsliced', { evmSliceMs: 0, evmTimeoutMs: 0 }), runs: [] })
+  servers.push({ label: 'after: this code, 10 ms turns, 5 s limit', server: await startGateway('shipped', {}), runs: [] })
   for (let round = 1; round <= rounds; round++) {
-    for (const [name, server] of [['before', before], ['after', after]] as const) {
-      log(`round ${round}/${rounds}: ${name} (no turns, no limit / 10 ms turns, 5 s limit)...`)
-      runs[name].push(await readsUnderLoad(server, durationMs, heavy))
+    for (const s of servers) {
+      log(`round ${round}/${rounds}: ${s.label}...`)
+      s.runs.push(await readsUnderLoad(s.server, durationMs, heavy))
     }
   }
-  before.child.child.kill('SIGTERM')
-  after.child.child.kill('SIGTERM')
-  log(`memory: ${maximal} requests of 5 MiB with a 5 MiB method name...`)
+  for (const s of servers) s.server.child.child.kill('SIGTERM')
+  log(`memory: ${maximal} maximal requests...`)
   const memory = await memoryRow(maximal)
   const loadAfter = loadavg()
 
-  const rows = (['before', 'after'] as const).map((name) => ({ name, ...pooled(runs[name]) }))
+  const rows = servers.map((s) => ({ label: s.label, ...pooled(s.runs) }))
+  const width = Math.max(40, ...rows.map((r) => r.label.length))
   const ms = (v: number) => `${v.toFixed(1)} ms`
   const out = [
     `eth_blockNumber while ${heavy} connections send batches of 10 heavy eth_calls (${rounds} x ${durationMs / 1000} s per server):`,
     '',
-    '  server                                   reads   p50        p99        max        heavy calls/s',
+    `  ${'server'.padEnd(width)}  reads   p50        p99        max        heavy calls/s`,
     ...rows.map(
       (r) =>
-        `  ${(r.name === 'before' ? 'before: no turns, no time limit' : 'after: 10 ms turns, 5 s limit').padEnd(40)} ${String(r.reads).padStart(6)}   ${ms(r.p50Ms).padEnd(10)} ${ms(r.p99Ms).padEnd(10)} ${ms(r.maxMs).padEnd(10)} ${r.heavyCallsPerSec.toFixed(1)}`,
+        `  ${r.label.padEnd(width)} ${String(r.reads).padStart(6)}   ${ms(r.p50Ms).padEnd(10)} ${ms(r.p99Ms).padEnd(10)} ${ms(r.maxMs).padEnd(10)} ${r.heavyCallsPerSec.toFixed(1)}`,
     ),
     '',
-    `Resident memory, ${maximal} requests of a 5 MiB body with a 5 MiB method name (answered in ${memory.seconds.toFixed(1)} s, statuses ${JSON.stringify(memory.statuses)}):`,
+    `Resident memory, ${maximal} maximal requests, by turns a 5 MiB method name and a batch of 1,000 calls with 5,000-character method names (answered in ${memory.seconds.toFixed(1)} s, statuses ${JSON.stringify(memory.statuses)}):`,
     `  before ${(memory.beforeKiB / 1024).toFixed(0)} MiB, after ${(memory.afterKiB / 1024).toFixed(0)} MiB (peak ${(memory.peakKiB / 1024).toFixed(0)} MiB)`,
     '',
     `Load average (1, 5, 15 min): before ${loadBefore.map((v) => v.toFixed(2)).join(', ')}; after ${loadAfter.map((v) => v.toFixed(2)).join(', ')}`,
