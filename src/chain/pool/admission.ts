@@ -51,6 +51,8 @@ export async function admit(raw: Uint8Array, pool: TxPool, chain: AdmissionConte
       `max fee per blob gas less than block blob gas fee: address ${toChecksumAddress(from)} blobGasFeeCap: ${ptx.blobFeeCap}, blobBaseFee: ${blobFee}`,
     )
   }
+  // geth's pool evicts cheaper transactions to make room; the double refuses the new one instead.
+  if (!pool.fits(ptx, replaced)) throw new TxRejectedError('txpool is full')
   pool.add(ptx, replaced)
   return ptx
 }

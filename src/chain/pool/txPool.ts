@@ -5,6 +5,13 @@
  */
 import type { PoolTransaction } from './poolTransaction.ts'
 
+/**
+ * The pool's bounds: geth's count (`GlobalSlots` + `GlobalQueue`, 4,096 + 1,024 transactions of at
+ * most one 32 KiB slot each) and 16 MiB of raw transactions (a pooled transaction is kept raw,
+ * decoded and as JSON: about four times its size in memory, so at most about 64 MiB).
+ */
+export const POOL_LIMITS = Object.freeze({ maxTransactions: 5120, maxBytes: 16 * 1024 * 1024 })
+
 export class TxPool {
   #entries: PoolTransaction[]
   #seq: number
@@ -48,6 +55,18 @@ export class TxPool {
     let next = stateNonce
     while (nonces.has(next)) next++
     return next
+  }
+
+  /** The raw transactions' bytes, together. */
+  get bytes(): number {
+    return this.#entries.reduce((n, p) => n + p.raw.length, 0)
+  }
+
+  /** Whether pooling `ptx` (in place of `replaced`) keeps the pool within `POOL_LIMITS`. */
+  fits(ptx: PoolTransaction, replaced?: PoolTransaction): boolean {
+    const count = this.#entries.length + (replaced === undefined ? 1 : 0)
+    const bytes = this.bytes + ptx.raw.length - (replaced?.raw.length ?? 0)
+    return count <= POOL_LIMITS.maxTransactions && bytes <= POOL_LIMITS.maxBytes
   }
 
   /** Pools `ptx`, in place of `replaced` (a same-nonce transaction it outbids) if given. */
