@@ -1,7 +1,8 @@
 /**
  * A WebSocket connection's bounds through a real server and a real `ws` client: a message over
  * the size limit (1009), a client that does not read (terminated, its buffer freed), a peer that
- * does not answer pings (terminated), an idle connection (1000), many messages in flight.
+ * does not answer pings (terminated), an idle connection (1000), many messages in flight, many bytes
+ * in flight, subscriptions' criteria past their bytes.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { startServer } from '../../src/http/server.ts'
@@ -82,5 +83,63 @@ describe('WebSocket bounds', () => {
     const ids = new Set<unknown>()
     for (let i = 0; i < 50; i++) ids.add(((await socket.next()) as { id: unknown }).id)
     expect(ids.size).toBe(50)
+  })
+
+  it('stops reading past maxInFlightBytes until answers go out (nothing lost)', async () => {
+    // eth_hold's answers wait until released: what the backend has received is what was read.
+    const base = fakeRpc()
+    const received: number[] = []
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    const rpc: RpcBackend = {
+      isSupportedMethod: (m) => m === 'eth_hold' || base.isSupportedMethod(m),
+      execute: async (ctx, request) => {
+        if (request.method !== 'eth_hold') return base.execute(ctx, request)
+        received.push(request.id as number)
+        await released
+        return { jsonrpc: '2.0', id: request.id, result: null }
+      },
+    }
+    const server = await serve({ rpc, sockets: { maxInFlightBytes: 1024 * 1024 } })
+    const socket = await openSocket(server.wsUrls.ethereum!)
+    // Ten messages of 300 KiB: four are read (1.2 MiB in flight), then reading waits.
+    const padding = 'x'.repeat(300 * 1024)
+    for (let i = 0; i < 10; i++) socket.send({ ...call('eth_hold', [padding], i) })
+    await until(() => received.length >= 4)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(received).toEqual([0, 1, 2, 3])
+    release()
+    const ids = new Set<unknown>()
+    for (let i = 0; i < 10; i++) ids.add(((await socket.next()) as { id: unknown }).id)
+    expect(ids.size).toBe(10)
+    expect(received).toHaveLength(10)
+  })
+})
+
+describe('WebSocket subscription bytes, on the default fixture', () => {
+  it('eth_subscribe past maxSubscriptionBytes (16 MiB of criteria a connection) is refused with -32005', async () => {
+    const server = await serve({ chains: undefined, keys: undefined, rpc: undefined, control: false })
+    const socket = await openSocket(server.wsUrls.ethereum!)
+    // The largest criteria eth_subscribe takes: 1,000 addresses, 4 positions of 1,000 topics.
+    const address = (i: number) => `0x${i.toString(16).padStart(40, '0')}`
+    const topic = (i: number) => `0x${i.toString(16).padStart(64, '0')}`
+    const criteria = {
+      address: Array.from({ length: 1000 }, (_, i) => address(i)),
+      topics: Array.from({ length: 4 }, (_, p) => Array.from({ length: 1000 }, (_, i) => topic(p * 1000 + i))),
+    }
+    const answers: { result?: string; error?: { code: number; message: string } }[] = []
+    for (let i = 0; i < 45; i++) {
+      socket.send(call('eth_subscribe', ['logs', criteria], i))
+      answers.push((await socket.next()) as (typeof answers)[number])
+    }
+    const taken = answers.filter((a) => a.result !== undefined).length
+    // 256 + 64 x 1,000 + 88 x 4,000 bytes each: 40 fit in 16 MiB.
+    expect(taken).toBe(40)
+    expect(answers[40]!.error).toEqual({ code: -32005, message: 'subscriptions on this connection too large (limit 16777216 bytes of criteria)' })
+    // Unsubscribing gives the room back.
+    socket.send(call('eth_unsubscribe', [answers[0]!.result], 100))
+    expect(await socket.next()).toMatchObject({ id: 100, result: true })
+    socket.send(call('eth_subscribe', ['logs', criteria], 101))
+    expect(await socket.next()).toMatchObject({ id: 101, result: expect.stringMatching(/^0x/) })
   })
 })

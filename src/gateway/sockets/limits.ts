@@ -10,8 +10,12 @@ export interface SocketLimits {
   readonly maxMessageBytes: number
   /** Subscriptions one connection may hold at once (eth_subscribe past it is refused). */
   readonly maxSubscriptions: number
+  /** Bytes of the subscriptions' criteria one connection may hold (estimated as filters' are; eth_subscribe past it is refused). */
+  readonly maxSubscriptionBytes: number
   /** Messages one connection may have in flight; past it the transport stops reading until answers go out. */
   readonly maxInFlight: number
+  /** Bytes of the messages one connection has in flight; past it, reading stops too (one message more may be read). */
+  readonly maxInFlightBytes: number
   /** Bytes of frames waiting to be written to a client before it counts as not reading: the connection is then terminated. */
   readonly maxBufferedBytes: number
   /** A connection with no message in either direction for this long is closed (1000, `idle timeout`). */
@@ -23,7 +27,9 @@ export interface SocketLimits {
 export const DEFAULT_SOCKET_LIMITS: SocketLimits = Object.freeze({
   maxMessageBytes: 32 * 1024 * 1024,
   maxSubscriptions: 1000,
+  maxSubscriptionBytes: 16 * 1024 * 1024,
   maxInFlight: 200,
+  maxInFlightBytes: 32 * 1024 * 1024,
   maxBufferedBytes: 16 * 1024 * 1024,
   idleMs: 60 * 60 * 1000,
   pingIntervalMs: 30_000,
@@ -38,7 +44,9 @@ export function parseSocketLimits(input: Partial<SocketLimits> = {}): SocketLimi
   for (const [name, max] of [
     ['maxMessageBytes', 2 ** 31],
     ['maxSubscriptions', 1e9],
+    ['maxSubscriptionBytes', 2 ** 40],
     ['maxInFlight', 1e9],
+    ['maxInFlightBytes', 2 ** 40],
     ['maxBufferedBytes', 2 ** 40],
     ['idleMs', MAX_TIMER_MS],
     ['pingIntervalMs', MAX_TIMER_MS],

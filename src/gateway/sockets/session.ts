@@ -84,6 +84,7 @@ export class SocketSession {
   readonly #gone = new AbortController()
   #phase: Phase = 'open'
   #inFlight = 0
+  #inFlightBytes = 0
   #paused = false
   #idle: NodeJS.Timeout | undefined
   /** Notifications held by a stall, and their bytes; undefined when none is in force. */
@@ -100,6 +101,7 @@ export class SocketSession {
     this.subscriptions = new SessionSubscriptions({
       chain: state.network!.chain,
       maxSubscriptions: port.limits.maxSubscriptions,
+      maxSubscriptionBytes: port.limits.maxSubscriptionBytes,
       now: () => port.now(),
       notify: (notification) => this.notify(notification),
       onError: (err) => port.failed(err),
@@ -129,14 +131,17 @@ export class SocketSession {
   receive(data: Buffer | string): void {
     if (this.#phase !== 'open') return
     this.#touch()
+    const bytes = data.length
     this.#inFlight++
-    if (this.#inFlight >= this.#limits.maxInFlight && !this.#paused) {
+    this.#inFlightBytes += bytes
+    if (this.#full() && !this.#paused) {
       this.#paused = true
       this.#sink.pause()
     }
     void this.#port.message(this, data).then((outcome) => {
       this.#inFlight--
-      if (this.#paused && this.#inFlight < this.#limits.maxInFlight && this.#phase === 'open') {
+      this.#inFlightBytes -= bytes
+      if (this.#paused && !this.#full() && this.#phase === 'open') {
         this.#paused = false
         this.#sink.resume()
       }
@@ -145,6 +150,11 @@ export class SocketSession {
       this.#port.failed(err)
       this.terminate()
     })
+  }
+
+  /** Whether the messages in flight are at a bound: reading waits for answers to go out. */
+  #full(): boolean {
+    return this.#inFlight >= this.#limits.maxInFlight || this.#inFlightBytes >= this.#limits.maxInFlightBytes
   }
 
   #carryOut(outcome: MessageOutcome): void {

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto'
 import type { Chain } from '../../chain/chain.ts'
 import type { ChainEvent } from '../../chain/events/chainEvents.ts'
 import { blockLogs } from '../../chain/blocks/logs.ts'
+import { criteriaBytes } from '../../chain/filters/changes.ts'
 import type { FilterBlock } from '../../chain/blocks/logs.ts'
 import type { BlockRecord } from '../../chain/blocks/types.ts'
 import type { LogJson } from '../../chain/blocks/render.ts'
@@ -35,6 +36,8 @@ export interface Notification {
 interface Subscription {
   readonly id: string
   readonly spec: SubscriptionSpec
+  /** What its criteria weigh, estimated as a filter's (../../chain/filters/changes.ts). */
+  readonly bytes: number
   /** newPendingTransactions: when its current window opened (the gateway's clock). */
   windowStart: number
 }
@@ -55,6 +58,8 @@ function withinRange(number: bigint, from: FilterBlock | undefined, to: FilterBl
 export interface SubscriptionsOptions {
   readonly chain: Chain
   readonly maxSubscriptions: number
+  /** Bytes of criteria the connection's subscriptions may hold together. */
+  readonly maxSubscriptionBytes: number
   /** The gateway's clock, in ms (pending windows). */
   now(): number
   /** Hands a subscription's notifications for one event to the session. */
@@ -66,6 +71,7 @@ export interface SubscriptionsOptions {
 export class SessionSubscriptions implements SubscriptionHost {
   readonly #options: SubscriptionsOptions
   readonly #subscriptions = new Map<string, Subscription>()
+  #bytes = 0
   #unlisten: (() => void) | undefined
 
   constructor(options: SubscriptionsOptions) {
@@ -84,14 +90,19 @@ export class SessionSubscriptions implements SubscriptionHost {
   subscribe(spec: SubscriptionSpec): string {
     const max = this.#options.maxSubscriptions
     if (this.#subscriptions.size >= max) throw new LimitExceededError(`too many subscriptions on this connection (limit ${max})`)
+    const bytes = criteriaBytes(spec.type === 'logs' ? spec.criteria : undefined)
+    const maxBytes = this.#options.maxSubscriptionBytes
+    if (this.#bytes + bytes > maxBytes) throw new LimitExceededError(`subscriptions on this connection too large (limit ${maxBytes} bytes of criteria)`)
     let id = newId()
     while (this.#subscriptions.has(id)) id = newId()
-    this.#subscriptions.set(id, { id, spec, windowStart: -Infinity })
+    this.#subscriptions.set(id, { id, spec, bytes, windowStart: -Infinity })
+    this.#bytes += bytes
     this.#unlisten ??= this.#options.chain.events.listen((event) => this.#onEvent(event), { onError: (err) => this.#options.onError(err) })
     return id
   }
 
   unsubscribe(id: string): boolean {
+    this.#bytes -= this.#subscriptions.get(id)?.bytes ?? 0
     const had = this.#subscriptions.delete(id)
     if (this.#subscriptions.size === 0) this.close()
     return had
@@ -100,6 +111,7 @@ export class SessionSubscriptions implements SubscriptionHost {
   /** Ends them all and stops listening to the chain. */
   close(): void {
     this.#subscriptions.clear()
+    this.#bytes = 0
     this.#unlisten?.()
     this.#unlisten = undefined
   }
