@@ -148,7 +148,7 @@ describe.skipIf(!hasChromium)('viem in Chromium, from another origin', () => {
     expect(entries.map((e) => [e.transport, e.status, e.credits])).toEqual([['http', 403, 0], ['ws', 403, 0]])
   })
 
-  it('watches over http() (a filter, polled) and webSocket() (subscriptions): a transfer mined in Node reaches the page both ways, the block by newHeads', async () => {
+  it('watches over http() (a filter, polled) and webSocket() (subscriptions): a transfer mined in Node reaches the page both ways, the block by newHeads; a reorg as removed logs', async () => {
     const since = logPosition(server)
     await page.evaluate(([url, wsUrl, address]) => (globalThis as unknown as PageGlobal).gd.watch(url!, wsUrl!, address!), [server.url, server.wsUrls.ethereum!, token])
     const log = () => server.control.requestLog({ since })
@@ -160,15 +160,22 @@ describe.skipIf(!hasChromium)('viem in Chromium, from another origin', () => {
     const transfer = { blockHash: receipt.blockHash, transactionHash: hash, from: getAddress(bob.address), to: getAddress(carol.address), value: String(parseEther('2')), removed: false }
     expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).gd.seen)).toEqual({ blockNumbers: [String(receipt.blockNumber)], httpLogs: [transfer], wsLogs: [transfer], errors: [] })
 
+    // A reorg replaces that block: both watchers get its log again with removed: true, then the new block's.
+    const moved = (await server.control.reorg('ethereum', { depth: 1 })).added[0]!.hash
+    await page.waitForFunction(() => (globalThis as unknown as PageGlobal).gd.seen.httpLogs.length >= 3 && (globalThis as unknown as PageGlobal).gd.seen.wsLogs.length >= 3, undefined, { timeout: 15_000 })
+    const again = [transfer, { ...transfer, removed: true }, { ...transfer, blockHash: moved }]
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).gd.seen)).toEqual({ blockNumbers: [String(receipt.blockNumber), String(receipt.blockNumber)], httpLogs: again, wsLogs: again, errors: [] })
+
     await page.evaluate(() => (globalThis as unknown as PageGlobal).gd.unwatch())
     await until(() => calls(log()).filter((m) => m === 'eth_unsubscribe').length === 2 && calls(log()).includes('eth_uninstallFilter'), 10_000, 'the page to unsubscribe and uninstall its filter')
     await page.evaluate(() => (globalThis as unknown as PageGlobal).gd.close())
     const entries = log()
     const sockets = entries.filter((e) => e.transport === 'ws')
-    // One socket for both watchers: its upgrade, two subscriptions, a head (50) and a block's logs (300), two unsubscriptions.
+    // One socket for both watchers: its upgrade, two subscriptions, a head (50) per block and a block's logs (300) per block
+    // added or removed, two unsubscriptions.
     expect(new Set(sockets.map((e) => e.socket!.connection)).size).toBe(1)
     expect(calls(sockets).filter((m) => m !== 'eth_subscription')).toEqual(['upgrade', 'eth_subscribe', 'eth_subscribe', 'eth_unsubscribe', 'eth_unsubscribe'])
-    expect(sockets.filter((e) => e.socket!.stage === 'event').map((e) => [e.socket!.subscription!.type, e.credits]).sort()).toEqual([['logs', 300], ['newHeads', 50]])
+    expect(sockets.filter((e) => e.socket!.stage === 'event').map((e) => [e.socket!.subscription!.type, e.credits]).sort()).toEqual([['logs', 300], ['logs', 300], ['logs', 300], ['newHeads', 50], ['newHeads', 50]])
     // The http() watcher took the filter path, across origins: no eth_getLogs.
     const page_ = calls(entries.filter((e) => e.transport === 'http' && e.calls.some((c) => c.method?.includes('Filter'))))
     expect(page_[0]).toBe('eth_newFilter')
