@@ -31,8 +31,6 @@
  * `seed` (default 1), so a run is deterministic; both together: a share, until N have fired;
  * neither: every matching request until the fault is cleared.
  */
-import { jsonText } from '../encoding/jsonText.ts'
-import { ControlInputError } from './controlError.ts'
 
 export const FAULT_KINDS = ['rateLimit', 'dailyLimit', 'serverError', 'latency', 'timeout', 'drop', 'close', 'stall'] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
@@ -128,17 +126,6 @@ export interface FaultTarget {
   readonly stage: FaultStage
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
-/** A value a test sent, quoted in an error message (cut at 200 characters; any depth). */
-function show(v: unknown): string {
-  return v === undefined ? 'nothing' : jsonText(v, 200)
-}
-
-const FIELDS = ['kind', 'network', 'key', 'method', 'transport', 'times', 'probability', 'seed', 'status', 'ms', 'retryAfter', 'code', 'reason']
-
 /** mulberry32: a small, fast, seedable PRNG; answers in [0, 1). */
 export function createPrng(seed: number): () => number {
   let a = seed >>> 0
@@ -156,113 +143,6 @@ interface Slot {
     -readonly [K in keyof Fault]: Fault[K]
   }
   draw: (() => number) | null
-}
-
-/** Validates a fault as a test wrote it; a `ControlInputError` names the field. */
-export function parseFault(input: unknown): Omit<Fault, 'id' | 'fired'> {
-  if (!isRecord(input)) throw new ControlInputError('fault', `must be an object, got ${show(input)}`)
-  for (const name of Object.keys(input)) {
-    if (!FIELDS.includes(name)) throw new ControlInputError(name, `unknown field (allowed: ${FIELDS.join(', ')})`)
-  }
-  const kind = input.kind
-  if (typeof kind !== 'string' || !(FAULT_KINDS as readonly string[]).includes(kind)) {
-    throw new ControlInputError('kind', `must be one of ${FAULT_KINDS.join(', ')}, got ${show(kind)}`)
-  }
-  const k = kind as FaultKind
-  const text = (name: 'network' | 'key'): string | null => {
-    const v = input[name]
-    if (v === undefined) return null
-    if (typeof v !== 'string' || v === '') throw new ControlInputError(name, `must be a non-empty string, got ${show(v)}`)
-    return v
-  }
-  let methods: string[] | null = null
-  if (input.method !== undefined) {
-    const list = typeof input.method === 'string' ? [input.method] : input.method
-    if (!Array.isArray(list) || list.length === 0 || !list.every((m) => typeof m === 'string' && m !== '')) {
-      throw new ControlInputError('method', `must be a method name or a non-empty list of them, got ${show(input.method)}`)
-    }
-    methods = list as string[]
-  }
-  const integer = (name: string, min: number): number | null => {
-    const v = input[name]
-    if (v === undefined) return null
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) {
-      throw new ControlInputError(name, `must be an integer of at least ${min}, got ${show(v)}`)
-    }
-    return v
-  }
-  const only = (name: string, kinds: readonly FaultKind[]) => {
-    if (input[name] !== undefined && !kinds.includes(k)) {
-      throw new ControlInputError(name, `applies to ${kinds.join(' and ')} faults only, not ${k}`)
-    }
-  }
-  only('status', ['serverError'])
-  only('ms', ['latency', 'timeout', 'stall'])
-  only('retryAfter', ['rateLimit'])
-  only('code', ['close'])
-  only('reason', ['close'])
-  let transport: FaultTransport | null = null
-  if (input.transport !== undefined) {
-    if (!(FAULT_TRANSPORTS as readonly unknown[]).includes(input.transport)) {
-      throw new ControlInputError('transport', `must be one of ${FAULT_TRANSPORTS.join(', ')}, got ${show(input.transport)}`)
-    }
-    transport = input.transport as FaultTransport
-  }
-  // close and stall only exist on sockets: say so rather than keep a fault that can never fire.
-  if (transport === 'http' && !KIND_STAGES[k].includes('request')) {
-    throw new ControlInputError('transport', `${k} faults apply to WebSocket connections only (transport ws), not http`)
-  }
-  const times = integer('times', 1)
-  let probability: number | null = null
-  if (input.probability !== undefined) {
-    const p = input.probability
-    if (typeof p !== 'number' || !(p >= 0 && p <= 1)) throw new ControlInputError('probability', `must be a number from 0 to 1, got ${show(p)}`)
-    probability = p
-  }
-  const seed = integer('seed', 0)
-  if (seed !== null && probability === null) throw new ControlInputError('seed', 'only applies with probability')
-  let status: ServerErrorStatus | null = null
-  if (k === 'serverError') {
-    const s = input.status ?? DEFAULT_SERVER_ERROR_STATUS
-    if (!(SERVER_ERROR_STATUSES as readonly unknown[]).includes(s)) {
-      throw new ControlInputError('status', `must be one of ${SERVER_ERROR_STATUSES.join(', ')}, got ${show(s)}`)
-    }
-    status = s as ServerErrorStatus
-  }
-  const ms = integer('ms', 0)
-  // A Node timer fires at once past 2^31 - 1 ms (about 24.8 days): longer would not hold at all.
-  if (ms !== null && ms > MAX_TIMER_MS) throw new ControlInputError('ms', `must be at most ${MAX_TIMER_MS} (a timer's limit), got ${ms}`)
-  if (k === 'latency' && ms === null) throw new ControlInputError('ms', 'a latency fault needs ms (the delay)')
-  if (k === 'stall' && ms === null) throw new ControlInputError('ms', 'a stall fault needs ms (how long notifications are held)')
-  let code: number | null = null
-  let reason: string | null = null
-  if (k === 'close') {
-    const c = input.code ?? DEFAULT_CLOSE_CODE
-    if (typeof c !== 'number' || !isSendableCloseCode(c)) {
-      throw new ControlInputError('code', `must be a close code a server may send (1000-1003, 1007-1014, 3000-4999), got ${show(c)}`)
-    }
-    code = c
-    const r = input.reason ?? ''
-    if (typeof r !== 'string' || Buffer.byteLength(r) > MAX_CLOSE_REASON_BYTES) {
-      throw new ControlInputError('reason', `must be a string of at most ${MAX_CLOSE_REASON_BYTES} bytes, got ${show(r)}`)
-    }
-    reason = r
-  }
-  return {
-    kind: k,
-    network: text('network'),
-    key: text('key'),
-    methods,
-    transport,
-    remaining: times,
-    probability,
-    seed: probability === null ? null : (seed ?? DEFAULT_FAULT_SEED),
-    status,
-    ms,
-    retryAfter: integer('retryAfter', 0),
-    code,
-    reason,
-  }
 }
 
 /** The faults in force, in the order added. */

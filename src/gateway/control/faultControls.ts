@@ -3,7 +3,7 @@
  * exist), list, remove one, clear all.
  */
 import { ControlNotFoundError } from '../controlError.ts'
-import { parseFault } from '../faults.ts'
+import { parseFault } from '../faultInput.ts'
 import { keyNamed, networkNamed } from './shared.ts'
 import type { ControlDeps, GatewayControl } from './types.ts'
 
