@@ -13,7 +13,6 @@
  * WebSocket upgrades (`ws://<network host>:<port>/ws/v3/<key>`) go to the WebSocket transport
  * (./webSocketServer.ts) on the same port.
  */
-import { createServer } from 'node:http'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Chain } from '../chain/chain.ts'
@@ -27,11 +26,15 @@ import type { GatewayApp } from './app.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
 import { assignNetworkPorts } from './networkPorts.ts'
 import type { NetworkPortsOption } from './networkPorts.ts'
-import { answerFailure, createClientErrorListener, createNodeHandler, refuseWithoutHost } from './nodeHandler.ts'
-import { createDrainer, DEFAULT_SHUTDOWN_GRACE_MS } from './shutdown.ts'
+import { closeServer, listenOn } from './listener.ts'
+import { describeNetworks } from './servedNetworks.ts'
+import type { ServedNetwork } from './servedNetworks.ts'
+import { DEFAULT_SHUTDOWN_GRACE_MS } from './shutdown.ts'
 import type { Drainer } from './shutdown.ts'
 import { createWebSocketTransport } from './webSocketServer.ts'
 import type { SocketLimits } from '../gateway/sockets/limits.ts'
+
+export type { ServedNetwork }
 
 export const DEFAULT_PORT = 8545
 export const DEFAULT_BIND_HOST = '127.0.0.1'
@@ -66,30 +69,6 @@ export interface StartServerOptions {
   readonly sockets?: Partial<SocketLimits>
   /** Loads a fixture folder or source file (`defaultLoadChain`: a source is built first). */
   readonly loadChain?: (folder: string, name: string) => Promise<Chain>
-}
-
-export interface ServedNetwork {
-  readonly name: string
-  readonly chainId: bigint
-  readonly headNumber: bigint
-  /** `<name>-mainnet.<serviceHost>` */
-  readonly host: string
-  /** `http://<host>:<port>`: append `/v3/<key>`. */
-  readonly baseUrl: string
-  /** `baseUrl` + `/v3/<first key enabled for the network>`, or undefined when no key has it. */
-  readonly url: string | undefined
-  /** The same key's WebSocket endpoint, `ws://<host>:<port>/ws/v3/<key>`. */
-  readonly wsUrl: string | undefined
-  /** That key. */
-  readonly key: string | undefined
-  /** The network's own port, when it has one (`networkPorts`): there any Host reaches it. */
-  readonly port: number | undefined
-  /** `http://127.0.0.1:<its own port>/v3/<key>`, or undefined (no port of its own, or no key). */
-  readonly portUrl: string | undefined
-  /** `ws://127.0.0.1:<its own port>/ws/v3/<key>`: its WebSocket endpoint there, no name to resolve. */
-  readonly portWsUrl: string | undefined
-  /** Its contracts' addresses by name, as its fixture's accounts.json names them (a source's as built). */
-  readonly contracts: Readonly<Record<string, string>>
 }
 
 export interface RunningServer {
@@ -160,13 +139,13 @@ function excludedMethodsOf(config: GatewayConfig, served: readonly string[]): Re
   )
 }
 
-export async function startServer(opts: StartServerOptions = {}): Promise<RunningServer> {
+/** The gateway of a start: the config's (or the options') networks, keys and limits. */
+async function createServerGateway(opts: StartServerOptions): Promise<{ config: GatewayConfig; gateway: Gateway }> {
   const config = typeof opts.config === 'string' ? loadConfigFile(opts.config) : (opts.config ?? loadConfigFile(DEFAULT_CONFIG_PATH))
   const chains = opts.chains ?? (await loadNetworks(config, opts.loadChain))
-  const keys = opts.keys ?? config.keys
   const gateway = createGateway({
     networks: chains,
-    keys,
+    keys: opts.keys ?? config.keys,
     serviceHost: config.serviceHost,
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
@@ -176,6 +155,11 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     ...(opts.sockets ? { sockets: opts.sockets } : {}),
     excludeMethods: excludedMethodsOf(config, Object.keys(chains)),
   })
+  return { config, gateway }
+}
+
+export async function startServer(opts: StartServerOptions = {}): Promise<RunningServer> {
+  const { config, gateway } = await createServerGateway(opts)
   let app: Promise<GatewayApp> | undefined
   const appFor = () =>
     (app ??= import('./app.ts').then(({ createApp }) =>
@@ -184,55 +168,21 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   const bindHost = opts.host ?? DEFAULT_BIND_HOST
   /** Each listening server's graceful stop (./shutdown.ts). */
   const drainers = new Map<Server, Drainer>()
-  /** A listening server; `network`: the one network its port serves, whatever the Host. */
   const listen = async (listenPort: number, network?: string): Promise<Server> => {
-    const fastLane = createNodeHandler(gateway, { network })
-    // Node's refusal of an HTTP/1.1 request without Host is made here instead, to log it.
-    const server = createServer({ requireHostHeader: false }, (req, res) => {
-      try {
-        if (drainer.draining) drainer.mark(res)
-        if (req.headers.host === undefined && req.httpVersion === '1.1') refuseWithoutHost(gateway, req, res)
-        else if (req.method === 'POST' && req.url?.startsWith('/v3/') === true) fastLane(req, res)
-        else
-          appFor().then(
-            (a) => a(req, res),
-            (err: unknown) => {
-              gateway.logger.error('loading the Express app failed', err)
-              res.destroy()
-            },
-          )
-      } catch (err) {
-        gateway.logger.error('transport failure', err)
-        answerFailure(res)
-      }
-    })
-    server.on('clientError', createClientErrorListener(gateway))
-    const drainer = createDrainer(server)
+    const { server, drainer } = await listenOn(gateway, appFor, { port: listenPort, host: bindHost, network })
     drainers.set(server, drainer)
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(listenPort, bindHost, () => {
-        server.off('error', reject)
-        resolve()
-      })
-    })
     return server
   }
-  const closeServer = (server: Server) =>
-    new Promise<void>((resolve, reject) => {
-      server.close((err) => (err ? reject(err) : resolve()))
-      server.closeAllConnections()
-    })
   const served = [...gateway.networks.keys()]
   const configured = Object.fromEntries(Object.entries(config.networks).filter(([name]) => served.includes(name)).map(([name, n]) => [name, n.port]))
-  const ownPorts = assignNetworkPorts(served, opts.networkPorts, configured)
+  const portsToOpen = assignNetworkPorts(served, opts.networkPorts, configured)
   // WebSockets on every port: on the shared one the Host names the network, as the hosted
   // service's; on a network's own port it is that network.
   const webSockets = createWebSocketTransport(gateway)
   const server = await listen(opts.port ?? DEFAULT_PORT)
   webSockets.attach(server)
   const lanes = new Map<string, Server>()
-  for (const [name, ownPort] of ownPorts) {
+  for (const [name, ownPort] of portsToOpen) {
     try {
       const lane = await listen(ownPort, name)
       webSockets.attach(lane, { network: name })
@@ -247,26 +197,8 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   const port = (server.address() as AddressInfo).port
   const connectHost = bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost
   const connectOrigin = (p: number) => `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${p}`
-  const networks: ServedNetwork[] = [...gateway.networks.values()].map((n) => {
-    const key = gateway.keys.find((k) => k.networks.has(n.name))?.key
-    const baseUrl = `http://${n.host}:${port}`
-    const lane = lanes.get(n.name)
-    const ownPort = lane === undefined ? undefined : (lane.address() as AddressInfo).port
-    return {
-      name: n.name,
-      chainId: n.chain.chainId,
-      headNumber: n.chain.head.number,
-      host: n.host,
-      baseUrl,
-      url: key === undefined ? undefined : `${baseUrl}/v3/${key}`,
-      wsUrl: key === undefined ? undefined : `ws://${n.host}:${port}/ws/v3/${key}`,
-      key,
-      contracts: n.chain.contracts ?? {},
-      port: ownPort,
-      portUrl: key === undefined || ownPort === undefined ? undefined : `${connectOrigin(ownPort)}/v3/${key}`,
-      portWsUrl: key === undefined || ownPort === undefined ? undefined : `${connectOrigin(ownPort).replace(/^http:/, 'ws:')}/ws/v3/${key}`,
-    }
-  })
+  const ownPorts = new Map([...lanes].map(([name, lane]) => [name, (lane.address() as AddressInfo).port]))
+  const networks = describeNetworks(gateway, port, ownPorts, connectOrigin)
   /** `<host>:<port>/v3/<key>` of a network served now. */
   function endpoint(name: string, key: string | undefined): string {
     const network = gateway.networks.get(name)

@@ -1,0 +1,62 @@
+/**
+ * One listening HTTP server of `startServer`: the shared port, or a network's own port. Two lanes,
+ * one core: `POST /v3/...` straight to the bare `node:http` handler (the fast lane), everything
+ * else to the Express app (loaded on first need). A failure anywhere in the transport is logged
+ * and answered, never thrown out of the listener.
+ */
+import { createServer } from 'node:http'
+import type { Server } from 'node:http'
+import type { Gateway } from '../gateway/gateway.ts'
+import type { GatewayApp } from './app.ts'
+import { answerFailure, createClientErrorListener, createNodeHandler, refuseWithoutHost } from './nodeHandler.ts'
+import { createDrainer } from './shutdown.ts'
+import type { Drainer } from './shutdown.ts'
+
+export interface ListenOptions {
+  port: number
+  host: string
+  /** The one network this port serves, whatever the Host (a network's own port). */
+  network?: string | undefined
+}
+
+/** Listens on `port` and `host`; resolves once bound, with the server's graceful stop. */
+export async function listenOn(gateway: Gateway, appFor: () => Promise<GatewayApp>, opts: ListenOptions): Promise<{ server: Server; drainer: Drainer }> {
+  const fastLane = createNodeHandler(gateway, { network: opts.network })
+  // Node's refusal of an HTTP/1.1 request without Host is made here instead, to log it.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
+    try {
+      if (drainer.draining) drainer.mark(res)
+      if (req.headers.host === undefined && req.httpVersion === '1.1') refuseWithoutHost(gateway, req, res)
+      else if (req.method === 'POST' && req.url?.startsWith('/v3/') === true) fastLane(req, res)
+      else
+        appFor().then(
+          (a) => a(req, res),
+          (err: unknown) => {
+            gateway.logger.error('loading the Express app failed', err)
+            res.destroy()
+          },
+        )
+    } catch (err) {
+      gateway.logger.error('transport failure', err)
+      answerFailure(res)
+    }
+  })
+  server.on('clientError', createClientErrorListener(gateway))
+  const drainer = createDrainer(server)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  return { server, drainer }
+}
+
+/** Stops listening and cuts open connections. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.close((err) => (err ? reject(err) : resolve()))
+    server.closeAllConnections()
+  })
+}
