@@ -127,23 +127,7 @@ export function createWebSocketTransport(gateway: Gateway): WebSocketTransport {
       return
     }
     socket.on('error', () => socket.destroy())
-    let gone: AbortController | undefined
-    const request: GatewayRequest = {
-      method: req.method ?? 'GET',
-      host: req.headers.host,
-      path: req.url ?? '/',
-      headers: req.headers,
-      body: '',
-      network,
-      get signal() {
-        if (!gone) {
-          const controller = (gone = new AbortController())
-          if (socket.destroyed) controller.abort()
-          else socket.once('close', () => controller.abort())
-        }
-        return gone.signal
-      },
-    }
+    const request = upgradeRequest(req, socket, network)
     gateway.upgrade(request).then(
       (answer) => {
         if (socket.destroyed) return
@@ -164,24 +148,50 @@ export function createWebSocketTransport(gateway: Gateway): WebSocketTransport {
     close(graceMs = CLOSE_GRACE_MS) {
       closing = true
       clearInterval(pinger)
-      for (const ws of wss.clients) ws.close(CLOSE_SHUTDOWN.code, CLOSE_SHUTDOWN.reason)
-      return new Promise<void>((resolve) => {
-        if (wss.clients.size === 0) {
-          resolve()
-          return
-        }
-        let left = wss.clients.size
-        const done = () => {
-          if (--left === 0) {
-            clearTimeout(timer)
-            resolve()
-          }
-        }
-        for (const ws of wss.clients) ws.once('close', done)
-        const timer = setTimeout(() => {
-          for (const ws of wss.clients) ws.terminate()
-        }, graceMs)
-      })
+      return closeClients(wss, graceMs)
     },
   }
+}
+
+/** The upgrade as the gateway core reads a request; its `signal` aborts when the socket closes. */
+function upgradeRequest(req: IncomingMessage, socket: Duplex, network: string | undefined): GatewayRequest {
+  let gone: AbortController | undefined
+  return {
+    method: req.method ?? 'GET',
+    host: req.headers.host,
+    path: req.url ?? '/',
+    headers: req.headers,
+    body: '',
+    network,
+    get signal() {
+      if (!gone) {
+        const controller = (gone = new AbortController())
+        if (socket.destroyed) controller.abort()
+        else socket.once('close', () => controller.abort())
+      }
+      return gone.signal
+    },
+  }
+}
+
+/** Closes every connection with 1001; those that do not answer within `graceMs` are terminated. */
+function closeClients(wss: WebSocketServer, graceMs: number): Promise<void> {
+  for (const ws of wss.clients) ws.close(CLOSE_SHUTDOWN.code, CLOSE_SHUTDOWN.reason)
+  return new Promise<void>((resolve) => {
+    if (wss.clients.size === 0) {
+      resolve()
+      return
+    }
+    let left = wss.clients.size
+    const done = () => {
+      if (--left === 0) {
+        clearTimeout(timer)
+        resolve()
+      }
+    }
+    for (const ws of wss.clients) ws.once('close', done)
+    const timer = setTimeout(() => {
+      for (const ws of wss.clients) ws.terminate()
+    }, graceMs)
+  })
 }

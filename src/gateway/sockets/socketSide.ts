@@ -5,34 +5,24 @@
  * id, a severed connection at the daily limit, a close or a terminated connection. A session's
  * notifications are charged here (`event`), after the faults that may take them, and logged.
  */
-import type { CreditLedger } from '../credits.ts'
-import type { Fault, FaultBook } from '../faults.ts'
-import { DailyCreditsExceededError, GatewayError, ThroughputExceededError } from '../errors.ts'
+import type { Fault } from '../faults.ts'
+import { DailyCreditsExceededError, GatewayError } from '../errors.ts'
 import type { GatewayRequest, RequestState } from '../request.ts'
 import { header } from '../request.ts'
 import { loggedText } from '../requestLog.ts'
-import type { LogDraft, SocketLogInfo } from '../requestLog.ts'
+import type { LogDraft } from '../requestLog.ts'
 import type { HttpResponse } from '../response.ts'
 import { toHttpResponse } from '../response.ts'
-import { errorFrame, INTERNAL_ERROR_OBJECT, refusalErrorObject } from './frames.ts'
-import type { MessageCalls } from './frames.ts'
+import { INTERNAL_ERROR_OBJECT } from './frames.ts'
 import { checkHandshake } from './handshake.ts'
 import { CLOSE_SHUTDOWN } from './limits.ts'
 import type { SocketLimits } from './limits.ts'
+import { messageOutcome, notificationOutcome, SEVERED_FRAME } from './outcomes.ts'
+import type { Answered, EventDeps } from './outcomes.ts'
 import { SocketSession } from './session.ts'
-import type { EventOutcome, MessageOutcome, SessionPort, SocketSink } from './session.ts'
-import type { Notification } from './subscriptions.ts'
+import type { MessageOutcome, SessionPort, SocketSink } from './session.ts'
 
-/** What the core's body path comes to (`answerBody`). */
-export interface Answered {
-  readonly response: HttpResponse
-  /** The body's calls, once it was read. */
-  readonly calls?: MessageCalls
-  /** The fault that answered instead of the calls (not a latency served). */
-  readonly faulted?: Fault
-  /** The refusal of a call rule or the ledger. */
-  readonly refusal?: GatewayError
-}
+export type { Answered }
 
 export type UpgradeAnswer =
   /** Answer the upgrade with this response (or destroy the connection when `destroy`). */
@@ -40,15 +30,11 @@ export type UpgradeAnswer =
   /** Complete the handshake, then open the session with the connection's sink. */
   | { readonly accepted: true; open(sink: SocketSink): SocketSession }
 
-export interface SocketSideDeps {
+export interface SocketSideDeps extends EventDeps {
   readonly limits: SocketLimits
-  readonly ledger: CreditLedger
-  readonly faults: FaultBook
   readonly logger: { error(message: string, err?: unknown): void }
   /** The gateway's clock, in ms. */
   now(): number
-  newDraft(socket: SocketLogInfo): LogDraft
-  record(draft: LogDraft, keyParent: number): void
   /** The request rules in order (route, host, key, secret, network, origin and user-agent allowlists). */
   applyRequestRules(state: RequestState, draft: LogDraft): void
   answerBody(state: RequestState, body: Buffer | string, draft: LogDraft, signal: AbortSignal): Promise<Answered>
@@ -69,10 +55,6 @@ export interface SocketSide {
 /** Less than this left, nothing can be paid (the cheapest call, eth_chainId or a bad request, is 5). */
 const CHEAPEST_CALL = 5
 
-const DAILY_LIMIT_OBJECT = refusalErrorObject(new DailyCreditsExceededError())
-/** The final frame of a socket severed by another's message or a notification: the 402 body, id null. */
-const SEVERED_FRAME = JSON.stringify({ jsonrpc: '2.0', id: null, error: DAILY_LIMIT_OBJECT })
-
 export function createSocketSide(deps: SocketSideDeps): SocketSide {
   const byKey = new Map<string, Set<SocketSession>>()
   let nextConnection = 1
@@ -83,72 +65,9 @@ export function createSocketSide(deps: SocketSideDeps): SocketSide {
     for (const other of [...(byKey.get(session.key.key) ?? [])]) if (other !== session) other.sever(SEVERED_FRAME)
   }
 
-  function toOutcome(answered: Answered, session: SocketSession): { outcome: MessageOutcome; status: number | null } {
-    const { response, faulted, refusal } = answered
-    const calls = answered.calls ?? { batch: false, ids: [null] }
-    const frames = (error: object): MessageOutcome => ({ kind: 'send', data: errorFrame(calls, error) })
-    if (faulted) {
-      switch (faulted.kind) {
-        case 'rateLimit':
-          return { outcome: frames(refusalErrorObject(new ThroughputExceededError())), status: 429 }
-        case 'dailyLimit':
-          // The service's 402 on this socket: severed, the key's ledger untouched (faults charge nothing).
-          return { outcome: { kind: 'sever', data: errorFrame(calls, DAILY_LIMIT_OBJECT) ?? SEVERED_FRAME }, status: 402 }
-        case 'serverError':
-          return { outcome: frames(INTERNAL_ERROR_OBJECT), status: response.status }
-        case 'close':
-          return { outcome: { kind: 'close', code: faulted.code!, reason: faulted.reason ?? '' }, status: null }
-        case 'drop':
-          return { outcome: { kind: 'drop' }, status: null }
-        default:
-          // timeout (left unanswered), or a latency released because the connection went away.
-          return { outcome: { kind: 'none' }, status: null }
-      }
-    }
-    if (refusal instanceof DailyCreditsExceededError) {
-      severKey(session)
-      return { outcome: { kind: 'sever', data: errorFrame(calls, DAILY_LIMIT_OBJECT) ?? SEVERED_FRAME }, status: 402 }
-    }
-    if (refusal) return { outcome: frames(refusalErrorObject(refusal)), status: refusal.httpStatus }
-    return { outcome: { kind: 'send', data: response.body === '' ? undefined : response.body }, status: response.status }
-  }
-
-  /** A notification: a fault (unless a stall held it), the charge, the log entry. */
-  function event(session: SocketSession, notification: Notification, held: boolean): EventOutcome {
-    const draft = deps.newDraft({ connection: session.connection, stage: 'event', subscription: notification.subscription })
-    draft.key = loggedText(session.state.apiKey!)
-    draft.network = session.network.name
-    draft.calls = notification.frames.map((_, i) => ({ method: 'eth_subscription', credits: i === 0 ? notification.credits : 0, outcome: null }))
-    if (held) draft.fault = 'stall'
-    const fault = held ? undefined : deps.faults.fire({ network: session.network.name, key: session.key.key, methods: ['eth_subscription'], stage: 'event' })
-    let outcome: EventOutcome
-    if (fault?.kind === 'stall') {
-      // Logged when the stall releases it.
-      return { kind: 'stall', ms: fault.ms! }
-    } else if (fault) {
-      draft.fault = fault.kind
-      outcome = fault.kind === 'close' ? { kind: 'close', code: fault.code!, reason: fault.reason ?? '' } : { kind: 'drop' }
-    } else {
-      try {
-        deps.ledger.chargeEvent(session.key, notification.credits)
-        draft.credits = notification.credits
-        draft.calls = draft.calls.map((c) => ({ ...c, outcome: 'ok' }))
-        draft.status = 200
-        outcome = { kind: 'send' }
-      } catch (err) {
-        if (!(err instanceof DailyCreditsExceededError)) throw err
-        severKey(session)
-        draft.status = 402
-        outcome = { kind: 'sever', data: SEVERED_FRAME }
-      }
-    }
-    deps.record(draft, session.state.request.path.length)
-    return outcome
-  }
-
   const port: SessionPort = {
     limits: deps.limits,
-    event,
+    event: (session, notification, held) => notificationOutcome(deps, session, notification, held, severKey),
     now: () => deps.now(),
     async message(session, data) {
       const draft = deps.newDraft({ connection: session.connection, stage: 'message', subscription: null })
@@ -156,7 +75,7 @@ export function createSocketSide(deps: SocketSideDeps): SocketSide {
       draft.network = session.network.name
       let result: { outcome: MessageOutcome; status: number | null }
       try {
-        result = toOutcome(await deps.answerBody(session.state, data, draft, session.signal), session)
+        result = messageOutcome(await deps.answerBody(session.state, data, draft, session.signal), () => severKey(session))
       } catch (err) {
         deps.logger.error('gateway failure', err)
         result = { outcome: { kind: 'send', data: JSON.stringify({ jsonrpc: '2.0', id: null, error: INTERNAL_ERROR_OBJECT }) }, status: 500 }
