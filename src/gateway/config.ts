@@ -18,26 +18,14 @@
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ADDRESS_RE } from '../encoding/hex.ts'
-import { MAX_ALLOWLIST_ENTRIES, NO_ALLOWLISTS, compileOriginPattern } from './allowlists.ts'
-import type { Allowlists, OriginPattern } from './allowlists.ts'
-import type { CreditAccount } from './credits.ts'
-import { DEFAULT_DAILY_CREDITS } from './credits.ts'
+import { ConfigError, describe, expectRecord, expectString, expectStringList, fail, onlyFields } from './configFields.ts'
+import { parseKeys } from './keyConfig.ts'
+import type { KeyConfigInput } from './keyConfig.ts'
 import { compileMethodExclusions } from './methodAvailability.ts'
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError'
-}
-
-/** A key as configured, validated and compiled. */
-export interface KeySettings extends CreditAccount {
-  readonly key: string
-  readonly networks: ReadonlySet<string>
-  readonly dailyCredits: number
-  readonly creditsPerSecond?: number
-  readonly secret?: string
-  readonly allowlists: Allowlists
-}
+// The config's parts, named where callers meet them (./configFields.ts, ./keyConfig.ts).
+export { ConfigError, parseKeys }
+export type { KeyConfigInput, KeySettings } from './keyConfig.ts'
 
 export interface NetworkSettings {
   /** Absolute path of the fixture folder. */
@@ -57,22 +45,6 @@ export interface GatewayConfig {
   readonly evmTimeoutMs?: number
 }
 
-/** The shape of a key in a config file (or passed to `createApp`). */
-export interface KeyConfigInput {
-  key: string
-  networks: string[]
-  dailyCredits?: number
-  creditsPerSecond?: number
-  secret?: string
-  allowlists?: {
-    origins?: string[]
-    userAgents?: string[]
-    contractAddresses?: string[]
-    methods?: string[]
-    secretBypass?: boolean
-  }
-}
-
 export interface GatewayConfigInput {
   serviceHost?: string
   /** geth's `--rpc.evmtimeout` as a duration: `"5s"`, `"1500ms"`, `"1m"`, `"0"` (no limit). */
@@ -88,140 +60,6 @@ export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../../config/default.j
 /** Network names become host labels (`<name>-mainnet.<serviceHost>`). */
 export const NETWORK_NAME_RE = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/
 const HOSTNAME_RE = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/
-/** A key is one path segment. */
-const KEY_RE = /^[A-Za-z0-9._~-]+$/
-
-function fail(where: string, message: string): never {
-  throw new ConfigError(`${where}: ${message}`)
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
-function expectRecord(v: unknown, where: string): Record<string, unknown> {
-  if (!isRecord(v)) fail(where, `must be an object, got ${describe(v)}`)
-  return v
-}
-
-function onlyFields(obj: Record<string, unknown>, allowed: readonly string[], where: string): void {
-  for (const name of Object.keys(obj)) {
-    if (!allowed.includes(name)) fail(`${where}.${name}`, `unknown field (allowed: ${allowed.join(', ')})`)
-  }
-}
-
-function describe(v: unknown): string {
-  if (v === null) return 'null'
-  if (Array.isArray(v)) return 'an array'
-  if (typeof v === 'string') return JSON.stringify(v)
-  return typeof v === 'object' ? 'an object' : String(v)
-}
-
-function expectString(v: unknown, where: string): string {
-  if (typeof v !== 'string' || v.length === 0) fail(where, `must be a non-empty string, got ${describe(v)}`)
-  return v
-}
-
-function expectStringList(v: unknown, where: string, max = Infinity): string[] {
-  if (!Array.isArray(v)) fail(where, `must be an array of strings, got ${describe(v)}`)
-  if (v.length > max) fail(where, `at most ${max} entries, got ${v.length}`)
-  return v.map((item, i) => expectString(item, `${where}[${i}]`))
-}
-
-function expectPositiveInteger(v: unknown, where: string): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) {
-    fail(where, `must be a positive integer, got ${describe(v)}`)
-  }
-  return v
-}
-
-function parseAllowlists(v: unknown, where: string): Allowlists {
-  if (v === undefined) return NO_ALLOWLISTS
-  const obj = expectRecord(v, where)
-  onlyFields(obj, ['origins', 'userAgents', 'contractAddresses', 'methods', 'secretBypass'], where)
-  const lists: {
-    origins?: OriginPattern[]
-    userAgents?: string[]
-    contractAddresses?: Set<string>
-    methods?: Set<string>
-    secretBypass: boolean
-  } = { secretBypass: false }
-  const max = MAX_ALLOWLIST_ENTRIES
-  // An empty list is no list: "no allowlist means everything is allowed".
-  if (obj.origins !== undefined) {
-    const origins = expectStringList(obj.origins, `${where}.origins`, max).map((s, i) => {
-      const pattern = compileOriginPattern(s)
-      if (!pattern) fail(`${where}.origins[${i}]`, `not an origin pattern ([scheme://][*.]host[:port]): ${JSON.stringify(s)}`)
-      return pattern
-    })
-    if (origins.length > 0) lists.origins = origins
-  }
-  if (obj.userAgents !== undefined) {
-    const agents = expectStringList(obj.userAgents, `${where}.userAgents`, max)
-    if (agents.length > 0) lists.userAgents = agents
-  }
-  if (obj.contractAddresses !== undefined) {
-    const addresses = expectStringList(obj.contractAddresses, `${where}.contractAddresses`, max).map((a, i) => {
-      if (!ADDRESS_RE.test(a)) fail(`${where}.contractAddresses[${i}]`, `not a 20-byte hex address: ${JSON.stringify(a)}`)
-      return a.toLowerCase()
-    })
-    if (addresses.length > 0) lists.contractAddresses = new Set(addresses)
-  }
-  if (obj.methods !== undefined) {
-    const methods = expectStringList(obj.methods, `${where}.methods`, max)
-    if (methods.length > 0) lists.methods = new Set(methods)
-  }
-  if (obj.secretBypass !== undefined) {
-    if (typeof obj.secretBypass !== 'boolean') fail(`${where}.secretBypass`, `must be true or false, got ${describe(obj.secretBypass)}`)
-    lists.secretBypass = obj.secretBypass
-  }
-  return lists
-}
-
-function parseKey(v: unknown, networks: ReadonlySet<string>, where: string): KeySettings {
-  const obj = expectRecord(v, where)
-  onlyFields(obj, ['key', 'networks', 'dailyCredits', 'creditsPerSecond', 'secret', 'allowlists'], where)
-  const key = expectString(obj.key, `${where}.key`)
-  if (!KEY_RE.test(key)) fail(`${where}.key`, `must be URL-safe (letters, digits, . _ ~ -), got ${JSON.stringify(key)}`)
-  const names = expectStringList(obj.networks, `${where}.networks`)
-  names.forEach((name, i) => {
-    if (!networks.has(name)) {
-      fail(`${where}.networks[${i}]`, `unknown network ${JSON.stringify(name)} (configured: ${[...networks].join(', ') || 'none'})`)
-    }
-  })
-  const settings: {
-    key: string
-    networks: ReadonlySet<string>
-    dailyCredits: number
-    creditsPerSecond?: number
-    secret?: string
-    allowlists: Allowlists
-  } = {
-    key,
-    networks: new Set(names),
-    dailyCredits:
-      obj.dailyCredits === undefined ? DEFAULT_DAILY_CREDITS : expectPositiveInteger(obj.dailyCredits, `${where}.dailyCredits`),
-    allowlists: parseAllowlists(obj.allowlists, `${where}.allowlists`),
-  }
-  if (obj.creditsPerSecond !== undefined) {
-    settings.creditsPerSecond = expectPositiveInteger(obj.creditsPerSecond, `${where}.creditsPerSecond`)
-  }
-  if (obj.secret !== undefined) settings.secret = expectString(obj.secret, `${where}.secret`)
-  return settings
-}
-
-/** Validates a key list against the names of the networks served. */
-export function parseKeys(input: unknown, networks: Iterable<string>, where = 'keys'): KeySettings[] {
-  const names = new Set(networks)
-  if (!Array.isArray(input)) fail(where, `must be an array of keys, got ${describe(input)}`)
-  const keys = input.map((k, i) => parseKey(k, names, `${where}[${i}]`))
-  const seen = new Set<string>()
-  keys.forEach((k, i) => {
-    if (seen.has(k.key)) fail(`${where}[${i}].key`, `duplicate key ${JSON.stringify(k.key)}`)
-    seen.add(k.key)
-  })
-  return keys
-}
 
 export function parseServiceHost(v: unknown, where = 'serviceHost'): string {
   if (v === undefined) return DEFAULT_SERVICE_HOST
