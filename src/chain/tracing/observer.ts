@@ -17,53 +17,16 @@
  */
 import type { EVMResult, Message } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { bigIntToBytes, bytesToBigInt, bytesToHex, eoaCode7702RecoverAuthority, setLengthLeft } from '@ethereumjs/util'
-import type { EOACode7702AuthorizationListBytesItem } from '@ethereumjs/util'
+import { bigIntToBytes, bytesToBigInt, bytesToHex, setLengthLeft } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { failedFrame, frameStart, gethError, memorySlice, returned, toWord } from './frames.ts'
-import type { FrameStart, OpcodeStep, Tracer } from './hooks.ts'
+import type { OpcodeStep, Tracer } from './hooks.ts'
 import type { TraceBudget } from './limits.ts'
 import { hookOpcodes, pendingCharge } from './opcodeHooks.ts'
 import type { GasCharge, RunState } from './opcodeHooks.ts'
+import { codeOf, createGas, EMPTY, FRAME_OPS, LOG_OPS, REFUSED, STACK_FAILURES, staticFee, TIME_CHECK_STEPS, txStartOf } from './observed.ts'
+import type { FrameState, Pending } from './observed.ts'
 import { isCallOp, isCreateOp, OP, opName, stackFailure } from './opcodes.ts'
-
-interface FrameState {
-  start: FrameStart
-  message: Message
-  lastOp: number | undefined
-  /** Gas left after the frame's last opcode ran (its start gas before any). */
-  gasAfter: bigint
-  /** Logs emitted in the frame and its finished children (dropped if it fails). */
-  logs: number
-  /** A child frame opened since the frame's last step. */
-  entered: boolean
-}
-
-interface Pending {
-  step: OpcodeStep
-  frame: FrameState
-  rs: RunState | undefined
-  /** A stack failure of the opcode's handler (geth's check before running). */
-  error?: string
-  /** For SELFDESTRUCT outside a static frame: the balance it sends. */
-  selfdestructs?: bigint
-  /** For a call: the gas it hands on (before any stipend). */
-  calleeGas?: bigint
-  /** Whether the tracer was told of it (it asked for this opcode). */
-  told: boolean
-  /** Its handler ran (it may have ended the frame: STOP, RETURN, REVERT, a bad jump...). */
-  ran?: boolean
-}
-
-/** The opcodes the observer itself watches: frames open from them. */
-// RETURN too: a creation that failed storing its code is told by its RETURN having run.
-const FRAME_OPS = [OP.CALL, OP.CALLCODE, OP.DELEGATECALL, OP.STATICCALL, OP.CREATE, OP.CREATE2, OP.SELFDESTRUCT, OP.RETURN]
-const LOG_OPS = [0xa0, 0xa1, 0xa2, 0xa3, 0xa4]
-const STACK_FAILURES = new Set(['stack underflow', 'stack overflow'])
-/** Halts found before an opcode's handler runs (so with no step from its wrapper). */
-const REFUSED = new Set(['out of gas', 'stack underflow', 'stack overflow', 'invalid opcode', 'static state change'])
-/** How often (in steps) the deadline is checked. */
-const TIME_CHECK_STEPS = 1024
 
 export interface ObserveOptions {
   tracer: Tracer
@@ -154,23 +117,7 @@ export class Observer {
   }
 
   async #txStart(tx: TypedTransaction): Promise<void> {
-    const authorities: string[] = []
-    for (const item of (tx as { authorizationList?: EOACode7702AuthorizationListBytesItem[] }).authorizationList ?? []) {
-      // A tuple whose signature does not recover is skipped, as geth skips it.
-      try {
-        authorities.push(eoaCode7702RecoverAuthority(item).toString())
-      } catch {}
-    }
-    await this.#tracer.onTxStart?.({
-      from: tx.getSenderAddress().toString(),
-      to: tx.to?.toString(),
-      gasLimit: tx.gasLimit,
-      coinbase: this.#coinbase,
-      authorities,
-      state: this.#vm.evm.stateManager,
-      cancun: this.#vm.common.gteHardfork('cancun'),
-      prague: this.#vm.common.gteHardfork('prague'),
-    })
+    await this.#tracer.onTxStart?.(txStartOf(this.#vm, tx, this.#coinbase))
   }
 
   async #txEnd(result: { totalGasSpent: bigint }): Promise<void> {
@@ -292,7 +239,7 @@ export class Observer {
     const op = pc < code.length ? code[pc]! : OP.STOP
     const charge = pendingCharge(rs)
     const invalid = halt === 'invalid opcode'
-    const cost = invalid ? 0n : (charge?.cost ?? this.#staticFee(op))
+    const cost = invalid ? 0n : (charge?.cost ?? staticFee(this.#vm, op))
     const gas = invalid ? rs.gasLeft : (charge?.gasBefore ?? frame.gasAfter)
     const step = this.#stepOf(rs, op, pc, gas, cost, charge?.words ?? rs.memoryWordCount)
     if (op === OP.SLOAD && step.stack.length > 0) {
@@ -313,11 +260,6 @@ export class Observer {
     return error
   }
 
-  #staticFee(op: number): bigint {
-    const entry = (this.#vm.evm as unknown as { _opcodeMap: { opcodeInfo: { feeBigInt: bigint } }[] })._opcodeMap[op]
-    return entry?.opcodeInfo.feeBigInt ?? 0n
-  }
-
   /**
    * Confirms the pending step (it ran, or failed with `error` before running), and gives a call
    * that ran without opening a frame (call depth, balance: EthereumJS opens none) geth's frame.
@@ -328,16 +270,10 @@ export class Observer {
     this.#confirm(error)
     const { step, frame } = pending
     if (error !== undefined || frame.entered || !(isCallOp(step.op) || isCreateOp(step.op))) return
-    const failed = failedFrame(step, frame.start.value, isCallOp(step.op) ? (pending.calleeGas ?? 0n) : this.#createGas(step))
+    const failed = failedFrame(step, frame.start.value, isCallOp(step.op) ? (pending.calleeGas ?? 0n) : createGas(this.#vm, step))
     this.#tracer.onEnter?.(failed)
     const reason = step.depth > 1024 ? 'max call depth exceeded' : 'insufficient balance for transfer'
     this.#tracer.onExit?.({ depth: failed.depth, output: new Uint8Array(), gasUsed: 0n, error: reason })
-  }
-
-  /** The gas a creation hands on: all but a 64th of what is left after its cost (EIP-150). */
-  #createGas(step: OpcodeStep): bigint {
-    const left = step.gas - step.cost
-    return this.#vm.common.gteHardfork('tangerineWhistle') ? left - left / 64n : left
   }
 
   #confirm(error: string | undefined): void {
@@ -369,10 +305,4 @@ export class Observer {
     await this.#tracer.onOpcode?.(step)
     this.#tracer.onOpcodeDone?.(undefined)
   }
-}
-
-const EMPTY = new Uint8Array()
-
-function codeOf(frame: FrameState): Uint8Array {
-  return frame.message.code instanceof Uint8Array ? frame.message.code : EMPTY
 }
