@@ -61,6 +61,26 @@ describe('eth_simulateV1 on the default ethereum fixture', () => {
     expect(block!.transactions[0]).toMatchObject({ from: ALICE, to: BOB, value: '0x2a', v: '0x0', r: '0x0', s: '0x0' })
   })
 
+  it('traceTransfers: a transfer refused for want of balance takes a log index, as geth logs it entering the frame it fails', async () => {
+    // CALL(0xffff gas, 0xbeef, 1 ether) from a contract holding 1 wei: refused, no frame; then LOG0.
+    const PAYER = '0x00000000000000000000000000000000000be7e5'
+    const code = '0x600060006000600067' + '0de0b6b3a7640000' + '61beef61fffff1' + '50' + '60006000a0' + '00'
+    const res = await simulate({
+      blockStateCalls: [{ stateOverrides: { [PAYER]: { code, balance: '0x1' } }, calls: [{ from: ALICE, to: PAYER, value: '0x2a' }] }],
+      traceTransfers: true,
+    })
+    const call = (res.result as Block[])[0]!.calls[0]!
+    expect(call.status).toBe('0x1')
+    // geth: 0 alice's 42 wei to the payer, 1 the refused ether (dropped with its frame), 2 the LOG0.
+    expect(call.logs.map((l) => [l.address, l.logIndex])).toEqual([
+      ['0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee', '0x0'],
+      [PAYER, '0x2'],
+    ])
+    // Without traceTransfers nothing is logged for a transfer, refused or not.
+    const plain = await simulate({ blockStateCalls: [{ stateOverrides: { [PAYER]: { code, balance: '0x1' } }, calls: [{ from: ALICE, to: PAYER, value: '0x2a' }] }] })
+    expect((plain.result as Block[])[0]!.calls[0]!.logs.map((l) => l.logIndex)).toEqual(['0x0'])
+  })
+
   it('a revert is a call result (code 3 and data), not an error of the request', async () => {
     const res = await simulate({ blockStateCalls: [{ calls: [{ from: BOB, to: TOKEN, data: transfer(ALICE, 10n ** 30n) }] }] })
     const call = (res.result as Block[])[0]!.calls[0]!

@@ -4,9 +4,10 @@
  * them to its caller. With `traceTransfers`, every ether transfer (a call's or creation's value,
  * not a DELEGATECALL's or CALLCODE's, and a SELFDESTRUCT's balance) is logged where it happens as
  * an ERC-7528 `Transfer(from, to, value)` from `0xEeee…EeEe`. The index counts every log of the
- * block, dropped ones included, as geth's counter does.
+ * block, dropped ones included, as geth's counter does: a value transfer EthereumJS refuses before
+ * making its frame counts too, as geth logs it on entering the frame it then fails.
  *
- * It listens to the EVM's frame events and wraps the LOG and SELFDESTRUCT handlers of the VM's
+ * It listens to the EVM's frame events and wraps the LOG, SELFDESTRUCT, CALL and CREATE handlers of the VM's
  * opcode table (the simulation's own VM; `install` again after a fork change rebuilds the table).
  */
 import type { VM } from '@ethereumjs/vm'
@@ -18,6 +19,10 @@ const TRANSFER_TOPIC = hexToBytes('0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c
 const ETHER = hexToBytes('0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee')
 const LOG_OPS = [0xa0, 0xa1, 0xa2, 0xa3, 0xa4]
 const SELFDESTRUCT = 0xff
+const CREATE = 0xf0
+const CALL = 0xf1
+const CREATE2 = 0xf5
+const MAX_UINT64 = (1n << 64n) - 1n
 
 type OpEntry = { opHandler: (...a: unknown[]) => unknown; traced?: true }
 
@@ -34,7 +39,10 @@ interface Message {
 
 interface RunState {
   stack: { peek(n?: number): bigint[] }
-  interpreter: { _env: { address: Address }; _result: { logs: [Uint8Array, Uint8Array[], Uint8Array][] } }
+  interpreter: {
+    _env: { address: Address; depth: number; contract: { balance: bigint; nonce: bigint } }
+    _result: { logs: [Uint8Array, Uint8Array[], Uint8Array][] }
+  }
   stateManager: { getAccount(a: Address): Promise<{ balance: bigint; nonce: bigint } | undefined> }
 }
 
@@ -79,6 +87,19 @@ export class LogTracer {
   #transfer(from: Address, to: Address, value: bigint): void {
     if (!this.#traceTransfers || value <= 0n) return
     this.#log(ETHER, [TRANSFER_TOPIC, setLengthLeft(from.bytes, 32), setLengthLeft(to.bytes, 32)], setLengthLeft(bigIntToBytes(value), 32))
+  }
+
+  /**
+   * A CALL or creation with value that EthereumJS refuses before it makes a frame (the call depth
+   * limit, a balance below the value, a creator's nonce at 2^64-1): geth enters the frame first,
+   * so its tracer logs the transfer and drops it with the failed frame, and the index moves on.
+   */
+  #refused(op: number, runState: RunState, stackLimit: number): void {
+    const value = op === CALL ? runState.stack.peek(3)[2]! : runState.stack.peek(1)[0]!
+    if (value <= 0n) return
+    const env = runState.interpreter._env
+    const refused = env.depth >= stackLimit || env.contract.balance < value || (op !== CALL && env.contract.nonce >= MAX_UINT64)
+    if (refused) this.#count++
   }
 
   async #enter(message: Message, vm: VM): Promise<void> {
@@ -127,6 +148,20 @@ export class LogTracer {
             this.#log(address, topics, data)
           }
           return result
+        },
+      }
+    }
+    for (const op of [CREATE, CALL, CREATE2]) {
+      const entry = map[op]
+      if (entry === undefined || entry.traced) continue
+      const handler = entry.opHandler
+      const stackLimit = Number(vm.common.param('stackLimit'))
+      map[op] = {
+        ...entry,
+        traced: true,
+        opHandler: (...a: unknown[]) => {
+          if (this.#active && this.#traceTransfers) this.#refused(op, a[0] as RunState, stackLimit)
+          return handler(...a)
         },
       }
     }
