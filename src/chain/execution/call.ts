@@ -1,8 +1,9 @@
 /**
  * eth_call's execution, as geth's `DoCall` runs it: the call's gas is its `gas` field or, when it
- * names none, the gas cap, and never more than the cap (`CallDefaults`); under Osaka it is also
- * held to the 2^24 transaction cap of EIP-7825, which EthereumJS enforces on every transaction
- * (geth lets eth_call exceed it). One execution through `CallSession`, rolled back.
+ * names none, the gas cap, and never more than the cap (`CallDefaults`). Under Osaka it is not held
+ * to EIP-7825's 2^24 transaction cap: geth's calls skip the transaction checks
+ * (`SkipTransactionChecks`), and so do these (see callTransaction.ts). One execution through
+ * `CallSession`, rolled back.
  *
  * Failures outside the EVM come back in geth's words: the argument checks of `CallDefaults` as
  * they are, and the checks `ApplyMessage` makes (balance, intrinsic gas, the EIP-7623 calldata
@@ -12,7 +13,7 @@
 import { toChecksumAddress } from '@ethereumjs/util'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
-import { intrinsicGas, isOsakaAt, MAX_TX_GAS } from '../vm/gasRules.ts'
+import { intrinsicGas } from '../vm/gasRules.ts'
 import type { ExecutionBudget } from '../vm/executionGuard.ts'
 import { CallError } from './callArgs.ts'
 import { CallSession } from './callSession.ts'
@@ -47,11 +48,9 @@ export async function runCall(
   budget?: ExecutionBudget,
   observe?: ExecutionObserver,
 ): Promise<CallResult> {
-  let gas = args.gas ?? gasCap
-  if (gas > gasCap) gas = gasCap
+  const gas = args.gas === undefined || args.gas > gasCap ? gasCap : args.gas
   const number = overrides?.block?.number ?? record.number
   const time = overrides?.block?.time ?? record.timestamp
-  if (gas > MAX_TX_GAS && isOsakaAt(chain.common, number, time)) gas = MAX_TX_GAS
   const capped: CallArgs = { ...args, gas }
 
   let session: CallSession

@@ -7,6 +7,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createTx, TransactionType } from '@ethereumjs/tx'
 import type { TypedTransaction, TypedTxData } from '@ethereumjs/tx'
+import { MAX_INTEGER } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 import type { CallArgs } from './callArgs.ts'
 import { gethCallError } from './gethErrors.ts'
@@ -43,7 +44,7 @@ export class CallTransaction {
   /**
    * The call as a transaction with `gasLimit`. It is built (and checked by EthereumJS) once per
    * higher limit; a lower limit reuses it, since every check of the gas limit at construction
-   * (below 2^64, the EIP-7825 cap, `gas * price` below 2^256) holds for a lower limit if it held
+   * (below 2^64, `gas * price` below 2^256) holds for a lower limit if it held
    * for a higher one. Executions take turns, so changing the limit in place is safe. Throws a
    * `CallError` in geth's words when EthereumJS refuses the fields.
    */
@@ -91,9 +92,19 @@ export class CallTransaction {
         s: `0x${auth.s.toString(16)}`,
       }))
     }
+    // geth runs calls without EIP-7825's cap (`SkipTransactionChecks`); EthereumJS checks it when
+    // it builds the transaction. Built within the cap, then given the call's limit, with the one
+    // other check of the limit at construction made for the real one.
+    const cap = this.#common.isActivatedEIP(7825) ? BigInt(this.#common.param('maxTransactionGasLimit')) : undefined
+    if (cap !== undefined && gasLimit > cap) data.gasLimit = cap
     let tx: TypedTransaction
     try {
       tx = createTx(data as TypedTxData, { common: this.#common, freeze: false })
+      if (data.gasLimit !== gasLimit) {
+        const fee = (data.maxFeePerGas ?? data.gasPrice) as bigint
+        if (gasLimit * fee > MAX_INTEGER) throw new Error('gasLimit * maxFeePerGas cannot exceed MAX_INTEGER (2^256-1)')
+        ;(tx as { gasLimit: bigint }).gasLimit = gasLimit
+      }
     } catch (err) {
       throw gethCallError(err, gasLimit, this.#from.toString())
     }

@@ -15,7 +15,8 @@ import { LATEST, stateRecord } from '../blocks.ts'
 /**
  * Executes a call on the state of a block (default `latest`) and returns what it returned. Its
  * gas is the call's `gas` or, absent, the gas cap, and at most the cap: 10x the head block's gas
- * limit, as for eth_estimateGas (under Osaka also at most 2^24, see chain/call.ts). A revert
+ * limit, as for eth_estimateGas (under Osaka not held to 2^24, as geth's calls are not: see
+ * chain/execution/call.ts). A revert
  * answers code 3 with geth's message and the revert data; another halt answers -32000 with geth's
  * name for it (`out of gas`, `invalid jump destination`, ...); a call geth refuses before running
  * it answers -32000 with geth's words (`err: insufficient funds for gas * price + value: ...`).
