@@ -7,7 +7,7 @@
  * rewrites the example outputs in README.md (compact up to 300 characters, else indented).
  */
 import { execFile, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -65,6 +65,23 @@ describe('README', () => {
         text = text.replace(`rpc '${request}'\n\`\`\`\n\n\`\`\`json\n${expected}`, `rpc '${request}'\n\`\`\`\n\n\`\`\`json\n${shown}\n`)
       }
       writeFileSync(new URL('../../README.md', import.meta.url), text)
+    })
+
+    it('the rpc helper runs in bash as written (only the port changed) and prints what the README shows', async () => {
+      const helper = /```sh\n(KEY=\w+\nrpc\(\) \{[\s\S]*?)```/.exec(section('curl examples'))?.[1]
+      expect(helper).toBeDefined()
+      const port = new URL(server.urls.ethereum!).port
+      const [first] = curlExamples()
+      const out = await bash(`${helper!.replace('127.0.0.1:8545', `127.0.0.1:${port}`)}\nrpc '${first!.request}'`)
+      expect(JSON.parse(out)).toEqual(JSON.parse(first!.expected))
+    })
+
+    it('every docs page that uses the rpc helper defines it as the README does', () => {
+      const helper = /```sh\n(KEY=\w+\nrpc\(\) \{[\s\S]*?)```/.exec(section('curl examples'))![1]!
+      const pages = readdirSync(new URL('../../docs/', import.meta.url)).filter((f) => f.endsWith('.md'))
+      const using = pages.filter((f) => page(`docs/${f}`).includes("\nrpc '"))
+      expect(using.length).toBeGreaterThan(0)
+      for (const f of using) expect(page(`docs/${f}`), f).toContain(helper)
     })
 
     it('cover the five methods', () => {
