@@ -109,7 +109,7 @@ function pooled(runs: { reads: LoadResult; heavy: LoadResult }[]): ReadsUnderLoa
   }
 }
 
-async function memoryRow(count: number): Promise<{ beforeKiB: number; afterKiB: number; peakKiB: number; seconds: number; statuses: Record<number, number> }> {
+async function memoryRow(count: number): Promise<{ beforeKiB: number; halfKiB: number; afterKiB: number; peakKiB: number; seconds: number; statuses: Record<number, number> }> {
   // Credits for 500 batches of 1,000 calls at 160 credits.
   const server = await startGateway('memory', { keys: [{ key: DEV_KEY, networks: ['ethereum'], dailyCredits: 1e12 }] })
   try {
@@ -121,6 +121,7 @@ async function memoryRow(count: number): Promise<{ beforeKiB: number; afterKiB: 
     await runLoad(server.endpoint, () => blockNumber, { durationMs: 300, concurrency: 1 })
     const before = residentMemory(server.child.pid).rssKiB
     let sent = 0
+    let half = 0
     const started = performance.now()
     const statuses: Record<number, number> = {}
     // A fixed number of requests, 4 in flight: runLoad stops at a time, so it is run in short windows.
@@ -129,9 +130,11 @@ async function memoryRow(count: number): Promise<{ beforeKiB: number; afterKiB: 
       const result = await runLoad(server.endpoint, (i) => (i < left ? body(sent + i) : blockNumber), { durationMs: 1, concurrency: Math.min(4, left) })
       sent += Math.min(result.answered, left)
       for (const [status, n] of Object.entries(result.statuses)) statuses[Number(status)] = (statuses[Number(status)] ?? 0) + n
+      // Halfway, to tell a plateau from a climb.
+      if (half === 0 && sent >= count / 2) half = residentMemory(server.child.pid).rssKiB
     }
     const after = residentMemory(server.child.pid)
-    return { beforeKiB: before, afterKiB: after.rssKiB, peakKiB: after.peakKiB, seconds: (performance.now() - started) / 1000, statuses }
+    return { beforeKiB: before, halfKiB: half, afterKiB: after.rssKiB, peakKiB: after.peakKiB, seconds: (performance.now() - started) / 1000, statuses }
   } finally {
     server.child.child.kill('SIGTERM')
     await server.child.exited
@@ -192,7 +195,7 @@ async function main(): Promise<void> {
     ),
     '',
     `Resident memory, ${maximal} maximal requests, by turns a 5 MiB method name and a batch of 1,000 calls with 5,000-character method names (answered in ${memory.seconds.toFixed(1)} s, statuses ${JSON.stringify(memory.statuses)}):`,
-    `  before ${(memory.beforeKiB / 1024).toFixed(0)} MiB, after ${(memory.afterKiB / 1024).toFixed(0)} MiB (peak ${(memory.peakKiB / 1024).toFixed(0)} MiB)`,
+    `  before ${(memory.beforeKiB / 1024).toFixed(0)} MiB, halfway ${(memory.halfKiB / 1024).toFixed(0)} MiB, after ${(memory.afterKiB / 1024).toFixed(0)} MiB (peak ${(memory.peakKiB / 1024).toFixed(0)} MiB)`,
     '',
     `Load average (1, 5, 15 min): before ${loadBefore.map((v) => v.toFixed(2)).join(', ')}; after ${loadAfter.map((v) => v.toFixed(2)).join(', ')}`,
   ]

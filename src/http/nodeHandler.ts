@@ -8,6 +8,9 @@
  * is aborted, which releases a request a fault is holding. The signal (an AbortController and a
  * `close` listener) is only made when the core asks for it, which it does only to hold a request:
  * making one per request cost about a sixth of an `eth_blockNumber`'s time here.
+ *
+ * Bodies in flight are bounded in bytes across the server (./bodyBudget.ts): past the bound a
+ * request's body is read once answers have given room back.
  */
 import { STATUS_CODES } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -17,6 +20,8 @@ import { gatewayFailure } from '../gateway/cors.ts'
 import type { Gateway } from '../gateway/gateway.ts'
 import type { HttpResponse } from '../gateway/response.ts'
 import { toHttpResponse } from '../gateway/response.ts'
+import { bodyBudgetOf } from './bodyBudget.ts'
+import type { BodyBudget } from './bodyBudget.ts'
 
 /** geth's `maxRequestContentLength`: 5 MiB. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -27,6 +32,11 @@ class BodyTooLarge extends Error {
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // A request that waited for room may have lost its client meanwhile: it would never end.
+    if (req.destroyed) {
+      reject(new ClientGone())
+      return
+    }
     const declared = Number(req.headers['content-length'])
     if (Number.isFinite(declared) && declared > limit) {
       reject(new BodyTooLarge())
@@ -45,7 +55,24 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     })
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
     req.on('error', reject)
+    // After 'end' this is a no-op; before it, the client went away.
+    req.on('close', () => reject(new ClientGone()))
   })
+}
+
+class ClientGone extends Error {
+  override readonly name = 'ClientGone'
+}
+
+/**
+ * The bytes a request's body may bring, taken from the budget before it is read: its declared
+ * length, the limit when it is chunked, nothing when it has no body (or is over the limit: refused
+ * unread).
+ */
+function bodyReservation(req: IncomingMessage, limit: number): number {
+  const declared = Number(req.headers['content-length'])
+  if (req.headers['content-length'] !== undefined && Number.isFinite(declared) && declared >= 0) return declared <= limit ? declared : 0
+  return req.headers['transfer-encoding'] !== undefined ? limit : 0
 }
 
 function write(res: ServerResponse, response: HttpResponse): void {
@@ -85,6 +112,8 @@ export type NodeRequestListener = (req: IncomingMessage, res: ServerResponse) =>
 
 export interface NodeHandlerOptions {
   readonly maxBodyBytes?: number
+  /** The bodies in flight this listener counts in (default: its gateway's, shared by every listener of it; ./bodyBudget.ts). */
+  readonly bodies?: BodyBudget
   /** The network this listener's port serves on its own (per-network ports): every request is it. */
   readonly network?: string
 }
@@ -92,9 +121,18 @@ export interface NodeHandlerOptions {
 export function createNodeHandler(gateway: Gateway, opts: NodeHandlerOptions = {}): NodeRequestListener {
   const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES
   const network = opts.network
+  const bodies = opts.bodies ?? bodyBudgetOf(gateway)
   return function gatewayListener(req, res) {
+    const reserved = bodyReservation(req, limit)
+    const answer = () => void answerRequest(req, res).finally(() => bodies.give(reserved))
+    const wait = bodies.take(reserved)
+    if (wait === undefined) answer()
+    else void wait.then(answer)
+  }
+
+  function answerRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let signal: AbortSignal | undefined
-    readBody(req, limit).then(
+    return readBody(req, limit).then(
       async (body) => {
         const response = await gateway.handle({
           method: req.method ?? 'GET',
