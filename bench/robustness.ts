@@ -164,13 +164,16 @@ async function main(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`)
 
   const servers: { label: string; server: Server; runs: { reads: LoadResult; heavy: LoadResult }[] }[] = []
-  if (values.before !== undefined) {
+  // --rounds 0: the memory row alone.
+  if (rounds > 0 && values.before !== undefined) {
     const dir = resolve(values.before)
     const commit = execFileSync('git', ['-C', dir, 'log', '-1', '--format=%h'], { encoding: 'utf8' }).trim()
     servers.push({ label: `before: commit ${commit} (${dir})`, server: await startGateway('commit', {}, dir), runs: [] })
   }
-  servers.push({ label: 'this code, no turns, no time limit', server: await startGateway('unsliced', { evmSliceMs: 0, evmTimeoutMs: 0 }), runs: [] })
-  servers.push({ label: 'after: this code, 10 ms turns, 5 s limit', server: await startGateway('shipped', {}), runs: [] })
+  if (rounds > 0) {
+    servers.push({ label: 'this code, no turns, no time limit', server: await startGateway('unsliced', { evmSliceMs: 0, evmTimeoutMs: 0 }), runs: [] })
+    servers.push({ label: 'after: this code, 10 ms turns, 5 s limit', server: await startGateway('shipped', {}), runs: [] })
+  }
   for (let round = 1; round <= rounds; round++) {
     for (const s of servers) {
       log(`round ${round}/${rounds}: ${s.label}...`)
@@ -185,7 +188,7 @@ async function main(): Promise<void> {
   const rows = servers.map((s) => ({ label: s.label, ...pooled(s.runs) }))
   const width = Math.max(40, ...rows.map((r) => r.label.length))
   const ms = (v: number) => `${v.toFixed(1)} ms`
-  const out = [
+  const readsTable = [
     `eth_blockNumber while ${heavy} connections send batches of 10 heavy eth_calls (${rounds} x ${durationMs / 1000} s per server):`,
     '',
     `  ${'server'.padEnd(width)}  reads   p50        p99        max        heavy calls/s`,
@@ -194,6 +197,9 @@ async function main(): Promise<void> {
         `  ${r.label.padEnd(width)} ${String(r.reads).padStart(6)}   ${ms(r.p50Ms).padEnd(10)} ${ms(r.p99Ms).padEnd(10)} ${ms(r.maxMs).padEnd(10)} ${r.heavyCallsPerSec.toFixed(1)}`,
     ),
     '',
+  ]
+  const out = [
+    ...(rounds > 0 ? readsTable : []),
     `Resident memory, ${maximal} maximal requests, by turns a 5 MiB method name and a batch of 1,000 calls with 5,000-character method names (answered in ${memory.seconds.toFixed(1)} s, statuses ${JSON.stringify(memory.statuses)}):`,
     `  before ${(memory.beforeKiB / 1024).toFixed(0)} MiB, halfway ${(memory.halfKiB / 1024).toFixed(0)} MiB, after ${(memory.afterKiB / 1024).toFixed(0)} MiB (peak ${(memory.peakKiB / 1024).toFixed(0)} MiB)`,
     '',
