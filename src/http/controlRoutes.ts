@@ -53,7 +53,9 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
   router.post('/rpc/:network', express.raw({ type: () => true, limit: DEV_RPC_BODY_LIMIT }), async (req, res) => {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
     const answer = await control.rpc(param(req, 'network'), body)
-    res.status(answer.status).set(answer.headers).end(answer.body)
+    // writeHead, not Express's set(): that would add "; charset=utf-8" to the content type, which
+    // Anvil's and the gateway's answers do not carry.
+    res.writeHead(answer.status, answer.headers).end(answer.body)
   })
   router.use(express.json({ type: () => true, strict: false, limit: '1mb' }))
   for (const routes of [snapshotRoutes, clockRoutes, keyRoutes, networkRoutes, logRoutes, faultRoutes]) routes(router, control)

@@ -6,13 +6,18 @@
  * valid clock or credit change would move the ledger the fuzzer checks).
  */
 import { createPrng } from '../../src/gateway/faults.ts'
+import { TEST_METHODS } from '../../src/rpc/devRegistry.ts'
 import { METHODS } from '../../src/rpc/registry.ts'
 
 export const FUZZ_KEY = 'f022f022f022f022f022f022f022f022'
 
 export interface FuzzRequest {
-  /** `rpc`: to `/v3/<key>` of a network (charged when answered 200 or 400); `http`: anything else over HTTP; `raw`: bytes on a socket. */
-  kind: 'rpc' | 'http' | 'control' | 'raw'
+  /**
+   * `rpc`: to `/v3/<key>` of a network (charged when answered 200 or 400); `dev`: to the test
+   * endpoint `/_double/rpc/<network>` (never charged); `http`: anything else over HTTP; `raw`:
+   * bytes on a socket.
+   */
+  kind: 'rpc' | 'dev' | 'http' | 'control' | 'raw'
   method: string
   path: string
   host: string
@@ -49,6 +54,7 @@ const NOT_JSON = ['', '{', '[', '{"jsonrpc":"2.0",', 'null', 'true', '12', '"x"'
 export class Generator {
   readonly #next: () => number
   readonly #methods = Object.keys(METHODS)
+  readonly #testMethods = Object.keys(TEST_METHODS)
 
   constructor(seed: number) {
     this.#next = createPrng(seed)
@@ -205,8 +211,44 @@ export class Generator {
       const host = this.pick([rpcHost, 'optimism-mainnet.localhost', '127.0.0.1', '', 'x'.repeat(300)])
       return { kind: 'http', method, path, host, headers: {}, body: method === 'GET' || method === 'HEAD' ? undefined : Buffer.from(this.rpcBody()) }
     }
-    if (r < 97) return this.control()
+    if (r < 91) return this.control()
+    if (r < 97) return this.devRpc()
     return { kind: 'raw', method: '', path: '', host: '', headers: {}, body: Buffer.from(this.pick(RAW_HTTP)) }
+  }
+
+  /**
+   * A body for the test endpoint: mostly a test method (Anvil's, Hardhat's) with careless params,
+   * else any body the gateway gets. Valid calls may change the chain (state edits, mining a few
+   * blocks, automine, impersonation, a reset): what the fuzzer checks does not depend on it, and
+   * nothing here is priced. Never a count of blocks that takes long (10,001 and past are refused).
+   */
+  devRpc(): FuzzRequest {
+    const network = this.chance(0.9) ? this.pick(NETWORKS) : this.pick(['nope', '%E0%A4%A', 'x'.repeat(300)])
+    let text: string
+    if (this.chance(0.7)) {
+      const call = () => ({ jsonrpc: '2.0', id: this.id(), method: this.pick(this.#testMethods), params: Array.from({ length: this.int(4) }, () => this.devValue()) })
+      text = JSON.stringify(this.chance(0.15) ? [call(), this.message(), call()] : call())
+    } else {
+      text = this.rpcBody()
+    }
+    return { kind: 'dev', method: 'POST', path: `/_double/rpc/${network}`, host: '127.0.0.1', headers: { 'content-type': 'application/json' }, body: Buffer.from(text) }
+  }
+
+  /** A param of a test method: any value, or one at a test method's edges. */
+  devValue(): unknown {
+    if (this.chance(0.6)) return this.value()
+    return this.pick([
+      '0x2711', // 10,001 blocks
+      10_001,
+      '0x15181', // 86,401 s of interval mining
+      `0x${'ff'.repeat(33)}`,
+      { timestamp: this.value(3), blocks: this.value(3) },
+      { forking: { jsonRpcUrl: 'http://x.invalid' } },
+      '0x1f8b0800',
+      { block: null, accounts: { [this.pick(ADDRESSES)]: { balance: this.value(3), nonce: this.value(3), code: this.value(3), storage: this.value(3) } } },
+      `0x${'60'.repeat(49 * 1024)}`,
+      -1,
+    ])
   }
 
   /** A control request with a bad input: each must be refused (4xx) and change nothing. */

@@ -43,6 +43,9 @@ export const DOCUMENTED_STATUSES: Record<string, readonly number[]> = {
   rpc: [200, 400, 402, 413],
   http: [204, 400, 401, 404, 405, 413],
   control: [200, 201, 204, 400, 404, 413, 501],
+  // The test endpoint: its JSON-RPC answers are all 200; an unknown network or a path that is not
+  // one are the controls' 404 and 400.
+  dev: [200, 400, 404],
   raw: [400, 431],
 }
 
@@ -69,7 +72,7 @@ export function bodyProblem(kind: string, status: number, contentType: string | 
   if (status === 204 || (status === 200 && text === '')) return undefined
   // Node's own refusal of malformed HTTP (a DELETE with a chunked body...): no body.
   if (status === 400 && text === '' && contentType === undefined) return undefined
-  if (kind === 'control') {
+  if (kind === 'control' || (kind === 'dev' && status >= 400)) {
     if (status >= 400) {
       let body: unknown
       try {

@@ -210,6 +210,8 @@ describe('the endpoint', () => {
         { jsonrpc: '2.0', id: 4, method: 'eth_blockNumber', params: [] },
       ]),
     })
+    // As Anvil's and the gateway's: no charset.
+    expect(batch.headers.get('content-type')).toBe('application/json')
     expect(await batch.json()).toEqual([
       { jsonrpc: '2.0', id: 1, result: null },
       { jsonrpc: '2.0', id: 2, result: '0x9' },
