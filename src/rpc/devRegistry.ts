@@ -15,6 +15,7 @@ import { anvil_loadState } from './methods/anvil_loadState.ts'
 import { anvil_metadata } from './methods/anvil_metadata.ts'
 import { anvil_mine } from './methods/anvil_mine.ts'
 import { anvil_removeBlockTimestampInterval } from './methods/anvil_removeBlockTimestampInterval.ts'
+import { anvil_reorg } from './methods/anvil_reorg.ts'
 import { anvil_reset } from './methods/anvil_reset.ts'
 import { anvil_setBalance } from './methods/anvil_setBalance.ts'
 import { anvil_setBlockTimestampInterval } from './methods/anvil_setBlockTimestampInterval.ts'
@@ -68,6 +69,7 @@ const own = [
   anvil_dumpState,
   anvil_loadState,
   anvil_reset,
+  anvil_reorg,
   anvil_setCoinbase,
   anvil_setMinGasPrice,
   anvil_setNextBlockBaseFeePerGas,

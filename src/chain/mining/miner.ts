@@ -240,7 +240,7 @@ export class Miner {
       throw err
     }
     const { removed, added } = await store.replaceAfter(plan.ancestor, branch.records)
-    const pooled = await this.#repool(removed, plan.dropped)
+    const pooled = options.repool === false ? [] : await this.#repool(removed, plan.dropped)
     this.#events?.emitChange(removed, plan.ancestor, added, 'reorg')
     for (const p of pooled) this.#events?.emitPooled(p)
     return { ancestor: plan.ancestor, removed, added, pooled, dropped: [...plan.dropped] }

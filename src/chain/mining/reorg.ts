@@ -10,7 +10,8 @@
  *   those named in `drop`; or none (`'empty'`); or the raw transactions given, block by block
  *   (`[[raw...], [raw...]]`, decoded and checked as eth_sendRawTransaction's; each must run);
  * - the replaced blocks' transactions the branch does not include go back to the pool, as geth's
- *   pool re-injects them, except those named in `drop` (gone for good).
+ *   pool re-injects them, except those named in `drop` (gone for good), or none with
+ *   `repool: false` (Anvil's `anvil_reorg`).
  */
 import type { Common } from '@ethereumjs/common'
 import { bytesToHex } from '@ethereumjs/util'
@@ -32,6 +33,11 @@ export interface ReorgOptions {
   readonly transactions?: 'same' | 'empty' | readonly (readonly Uint8Array[])[]
   /** Hashes of replaced transactions to leave out for good (not returned to the pool). */
   readonly drop?: readonly string[]
+  /**
+   * `false`: every replaced transaction the branch leaves out is gone, none returned to the pool
+   * (Anvil's `anvil_reorg`). Default `true`, as geth's pool re-injects them.
+   */
+  readonly repool?: boolean
 }
 
 /** A reorg the chain cannot make; `field` names the option at fault. Nothing changed. */
