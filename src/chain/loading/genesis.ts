@@ -150,9 +150,13 @@ export async function openGenesisChain(genesis: GenesisFile, name: string, opts:
   const [{ createBlockchain, DBSaveLookups, DBSetBlockOrHeader, DBSetTD }, libs] = await Promise.all([import('@ethereumjs/blockchain'), vmLibraries()])
   const common = commonFromGenesis(genesis, name)
   const genesisState = genesisStateOf(genesis)
-  const blockchain = await createBlockchain({ common, genesisState, validateConsensus: false, validateBlocks: opts.validateBlocks })
   const stateEntries: StateEntries = new Map()
   const stateManager = await stateOver(stateEntries, common)
+  // The state first, and its root given to the blockchain: createBlockchain would otherwise build
+  // the whole genesis trie a second time (with a slower keccak) only to read its root.
+  await stateManager.generateCanonicalGenesis(genesisState)
+  const genesisStateRoot = await stateManager.getStateRoot()
+  const blockchain = await createBlockchain({ common, genesisState, genesisStateRoot, validateConsensus: false, validateBlocks: opts.validateBlocks })
   const vm = await libs.vm.createVM({ common, blockchain, stateManager })
   const placed = atHeight(blockchain.genesisBlock, genesis)
   if (placed) {
@@ -165,8 +169,6 @@ export async function openGenesisChain(genesis: GenesisFile, name: string, opts:
     blockchain['_headHeaderHash'] = hash
     blockchain['_headBlockHash'] = hash
   }
-  // createBlockchain only computes the genesis state root; the VM's state must be seeded separately.
-  await stateManager.generateCanonicalGenesis(genesisState)
   return { common, blockchain, vm, stateManager, genesisBlock: blockchain.genesisBlock, stateEntries }
 }
 
