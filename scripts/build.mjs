@@ -9,12 +9,17 @@
 // where a dApp's suite needs these helpers. Everything else is ES modules only (`require` of it
 // works from Node itself on Node >= 20.19, e.g. in a jest globalSetup).
 //
+// `--if-stale` (`npm run bench`, which measures the build): does nothing when dist/.built is newer
+// than every file under src/ and than this script, package.json and the tsconfigs: the rule
+// bin/gateway-double.js uses to run dist/, so what the bench starts is the build it would run.
+//
 // `--prepare` (the `prepare` script, run by `npm ci` and `npm install` in a clone): the same, but
 // a failed build only prints a line (bin/ then runs the sources through tsx), and it does nothing
 // under `npm pack` / `npm publish`, where `prepack` has just built.
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const require = createRequire(import.meta.url)
@@ -22,6 +27,27 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const at = (path) => new URL(`../${path}`, import.meta.url)
 const prepare = process.argv.includes('--prepare')
 if (prepare && ['pack', 'publish'].includes(process.env.npm_command ?? '')) process.exit(0)
+
+/** The newest modification time of the files under `dir`, in ms. */
+function newest(dir) {
+  let latest = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    const t = entry.isDirectory() ? newest(path) : statSync(path).mtimeMs
+    if (t > latest) latest = t
+  }
+  return latest
+}
+
+if (process.argv.includes('--if-stale')) {
+  try {
+    const built = statSync(at('dist/.built')).mtimeMs
+    const inputs = ['scripts/build.mjs', 'package.json', 'tsconfig.json', 'tsconfig.build.json'].map((f) => statSync(at(f)).mtimeMs)
+    if (Math.max(newest(fileURLToPath(at('src'))), ...inputs) <= built) process.exit(0)
+  } catch {
+    // No build yet: build.
+  }
+}
 
 function fail(message) {
   console.error(`gateway-double build: ${message}`)
