@@ -40,6 +40,8 @@ const USAGE = `Usage: npm run bench:robustness -- [options]
   --duration <s>    seconds per round and server of the heavy-call row (default 15)
   --rounds <n>      rounds of that row, each server once per round (default 2)
   --heavy <n>       connections sending batches of 10 heavy calls (default 2)
+  --gas <n>         gas of each heavy call, from 21000 (default: none given, so the cap, 2^24;
+                    a small value makes the row short, e.g. to try the command)
   --maximal <n>     maximal requests of the memory row (default 1000)
   --before <dir>    also a checkout of an earlier commit (its own npm ci done), e.g.
                     git worktree add /tmp/before aa81767 && (cd /tmp/before && npm ci)
@@ -65,14 +67,16 @@ async function startGateway(name: string, options: object, root = ROOT): Promise
   return { child, endpoint: { name, port: ready.port, path: `/v3/${DEV_KEY}`, host: 'ethereum-mainnet.localhost' } }
 }
 
-const heavyBatch = JSON.stringify(
-  Array.from({ length: 10 }, (_, id) => ({
-    jsonrpc: '2.0',
-    id,
-    method: 'eth_call',
-    params: [{ to: REVERTER, data: `0x${BURN}${(10n ** 9n).toString(16).padStart(64, '0')}` }, 'latest'],
-  })),
-)
+/** 10 calls to the Reverter's loop, which burns all its gas: the cap (2^24) or, with `gas`, that much. */
+const heavyBatch = (gas: number | undefined) =>
+  JSON.stringify(
+    Array.from({ length: 10 }, (_, id) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'eth_call',
+      params: [{ to: REVERTER, ...(gas === undefined ? {} : { gas: `0x${gas.toString(16)}` }), data: `0x${BURN}${(10n ** 9n).toString(16).padStart(64, '0')}` }, 'latest'],
+    })),
+  )
 const blockNumber = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'
 
 interface ReadsUnderLoad {
@@ -84,9 +88,10 @@ interface ReadsUnderLoad {
   heavyCallsPerSec: number
 }
 
-async function readsUnderLoad(server: Server, durationMs: number, heavy: number): Promise<{ reads: LoadResult; heavy: LoadResult }> {
+async function readsUnderLoad(server: Server, durationMs: number, heavy: number, gas: number | undefined): Promise<{ reads: LoadResult; heavy: LoadResult }> {
+  const batch = heavyBatch(gas)
   const [heavyLoad, reads] = await Promise.all([
-    runLoad(server.endpoint, () => heavyBatch, { durationMs, concurrency: heavy, requestTimeoutMs: 600_000 }),
+    runLoad(server.endpoint, () => batch, { durationMs, concurrency: heavy, requestTimeoutMs: 600_000 }),
     // The reads start once the heavy calls are in flight.
     new Promise<LoadResult>((resolve, reject) => {
       setTimeout(() => runLoad(server.endpoint, () => blockNumber, { durationMs: durationMs - 200, concurrency: 1, requestTimeoutMs: 600_000 }).then(resolve, reject), 200)
@@ -141,12 +146,23 @@ async function memoryRow(count: number): Promise<{ beforeKiB: number; halfKiB: n
   }
 }
 
+/** A number flag, checked: a typo is an error, not a NaN in the table. */
+function numberOption(v: string | undefined, name: string, dflt: number, { integer = false, min = 0, max = Infinity } = {}): number {
+  if (v === undefined) return dflt
+  const n = Number(v)
+  if (v.trim() === '' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
+    throw new Error(`--${name}: expected ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${JSON.stringify(v)}`)
+  }
+  return n
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       duration: { type: 'string' },
       rounds: { type: 'string' },
       heavy: { type: 'string' },
+      gas: { type: 'string' },
       maximal: { type: 'string' },
       before: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -156,10 +172,11 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE)
     return
   }
-  const durationMs = Number(values.duration ?? 15) * 1000
-  const rounds = Number(values.rounds ?? 2)
-  const heavy = Number(values.heavy ?? 2)
-  const maximal = Number(values.maximal ?? 1000)
+  const durationMs = numberOption(values.duration, 'duration', 15, { min: 0.3, max: 3600 }) * 1000
+  const rounds = numberOption(values.rounds, 'rounds', 2, { integer: true, min: 0, max: 100 })
+  const heavy = numberOption(values.heavy, 'heavy', 2, { integer: true, min: 1, max: 256 })
+  const gas = values.gas === undefined ? undefined : numberOption(values.gas, 'gas', 0, { integer: true, min: 21_000, max: 2 ** 24 })
+  const maximal = numberOption(values.maximal, 'maximal', 1000, { integer: true, min: 1, max: 1_000_000 })
   const loadBefore = loadavg()
   const log = (line: string) => process.stderr.write(`${line}\n`)
 
@@ -177,7 +194,7 @@ async function main(): Promise<void> {
   for (let round = 1; round <= rounds; round++) {
     for (const s of servers) {
       log(`round ${round}/${rounds}: ${s.label}...`)
-      s.runs.push(await readsUnderLoad(s.server, durationMs, heavy))
+      s.runs.push(await readsUnderLoad(s.server, durationMs, heavy, gas))
     }
   }
   for (const s of servers) s.server.child.child.kill('SIGTERM')
@@ -189,7 +206,7 @@ async function main(): Promise<void> {
   const width = Math.max(40, ...rows.map((r) => r.label.length))
   const ms = (v: number) => `${v.toFixed(1)} ms`
   const readsTable = [
-    `eth_blockNumber while ${heavy} connections send batches of 10 heavy eth_calls (${rounds} x ${durationMs / 1000} s per server):`,
+    `eth_blockNumber while ${heavy} connections send batches of 10 heavy eth_calls${gas === undefined ? '' : ` of ${gas.toLocaleString('en-US')} gas`} (${rounds} x ${durationMs / 1000} s per server):`,
     '',
     `  ${'server'.padEnd(width)}  reads   p50        p99        max        heavy calls/s`,
     ...rows.map(
