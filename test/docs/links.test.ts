@@ -4,7 +4,11 @@
  * GitHub makes anchors); every docs page is linked from the README. The examples of the pages are
  * checked where they run: test/http/readme.test.ts (the README's curl examples, the worked example
  * of docs/fixtures-and-scenarios.md), test/gateway/config.test.ts (docs/configuration.md),
- * test/docs/websocket.test.ts (docs/websocket.md), test/docs/yourChain.test.ts (docs/your-chain.md).
+ * test/docs/websocket.test.ts (docs/websocket.md), test/docs/yourChain.test.ts (docs/your-chain.md),
+ * test/docs/events.test.ts (docs/events.md), test/http/simulationDoc.test.ts and tracingDoc.test.ts,
+ * test/e2e/cast.test.ts (the README's cast example), test/e2e/package.test.ts (docs/test-runners.md's
+ * recipes), test/docs/snippets.test.ts (the README's Node clients, docs/controls-and-faults.md,
+ * docs/sending-and-mining.md).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
