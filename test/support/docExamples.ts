@@ -38,6 +38,8 @@ export function checkDocExamples(page: URL, min: number): void {
   it('uses the README’s key and helper', () => {
     expect(text).toContain('KEY=deadbeefdeadbeefdeadbeefdeadbeef')
     expect(docExamples(text).length).toBeGreaterThanOrEqual(min)
+    // Every `rpc '...'` line is an example checked here: none left out by a block shaped otherwise.
+    expect(docExamples(text)).toHaveLength(text.match(/^rpc '/gm)?.length ?? 0)
   })
 
   it.runIf(update)('rewrite the example outputs (UPDATE_DOCS=1)', async () => {
