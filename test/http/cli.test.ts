@@ -1,8 +1,9 @@
 /** The command line: flags, usage errors (exit 2, no stack), the start banner, the bin itself. */
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { EXIT_USAGE, main, parseCliArgs, startBanner, UsageError } from '../../src/cli.ts'
+import { EXIT_USAGE, main, parseCliArgs, startBanner, USAGE, UsageError } from '../../src/cli.ts'
 import { startServer } from '../../src/http/server.ts'
 import { CHAINS, DEV_KEY, fakeRpc, keys } from '../gateway/helpers.ts'
 
@@ -110,5 +111,19 @@ describe('bin/gateway-double.js', () => {
     expect(res.code).toBe(2)
     expect(res.stdout).toBe('')
     expect(res.stderr).toBe(`gateway-double: --port: expected a port number 0-65535, got "eighty"\nTry 'gateway-double --help'.\n`)
+  })
+})
+
+describe('docs/configuration.md, CLI', () => {
+  const page = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8')
+  const synopsis = /\n## CLI\n\n```\n([\s\S]*?)```/.exec(page)?.[1]?.trimEnd().split('\n') ?? []
+
+  it('its synopsis names the options --help describes, and --help’s commands as written', () => {
+    expect(synopsis).toHaveLength(4)
+    const [start, ...commands] = synopsis
+    const documented = [...start!.matchAll(/\[(--[a-z-]+)/g)].map((m) => m[1]).sort()
+    const described = [...USAGE.matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]).sort()
+    expect(documented).toEqual(described)
+    for (const line of commands) expect(USAGE).toContain(`       ${line}\n`)
   })
 })
