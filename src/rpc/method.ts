@@ -1,3 +1,8 @@
+/**
+ * What a JSON-RPC method is (`defineMethod`: wire name, params by position, handler) and what its
+ * handler receives (`RpcContext`: the network's chain, the caller's filters and subscriptions,
+ * the execution limits, the test endpoint's `dev`). Each method lives in ./methods/, one per file.
+ */
 import type { Chain } from '../chain/chain.ts'
 import type { FilterTable } from '../chain/filters/filterTable.ts'
 import { ExecutionBudget } from '../chain/vm/executionGuard.ts'

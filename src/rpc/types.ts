@@ -1,3 +1,4 @@
+/** The JSON-RPC 2.0 envelope as the rpc layer sees it: ids, validated requests, responses. */
 import type { RpcErrorObject } from './errors.ts'
 
 import type { RawId } from './rawIds.ts'
