@@ -1,8 +1,8 @@
 /**
  * The TypeScript examples of the pages that have no test of their own, run as a user copies them:
- * each ```ts block followed by a ```text block is run in its own process (tsx, from the project
- * folder, `gateway-double` as this repository's entry point, `:8545` as the port of a server on
- * the default fixtures) and must print that text. The README's "Reaching a network from Node",
+ * each ```ts block followed by a ```text block is run in its own process (tsx, from a folder of
+ * its own, so that a path that works only in a clone fails; `gateway-double` as this repository's
+ * entry point, `:8545` as the port of a server on the default fixtures) and must print that text. The README's "Reaching a network from Node",
  * docs/controls-and-faults.md and docs/sending-and-mining.md. The files are written under
  * node_modules/.cache, so `viem` and `ethers` resolve as in a project.
  */
@@ -63,7 +63,7 @@ describe('TypeScript examples of the README and docs pages', () => {
     const file = join(dir, `${name.replace(/[^\w]+/g, '-')}.mts`)
     writeFileSync(file, code.replaceAll(':8545/', `:${server.port}/`).replaceAll("from 'gateway-double'", `from ${JSON.stringify(ENTRY)}`))
     const stdout = await new Promise<string>((resolve, reject) =>
-      execFile(TSX, [file], { cwd: ROOT, timeout: 120_000 }, (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(out))),
+      execFile(TSX, [file], { cwd: dir, timeout: 120_000 }, (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(out))),
     )
     expect(stdout).toBe(output)
   })
