@@ -3,7 +3,7 @@
  * each ```ts block followed by a ```text block is run in its own process (tsx, from a folder of
  * its own, so that a path that works only in a clone fails; `gateway-double` as this repository's
  * entry point, `:8545` as the port of a server on the default fixtures) and must print that text. The README's "Reaching a network from Node",
- * docs/controls-and-faults.md and docs/sending-and-mining.md. The files are written under
+ * docs/controls-and-faults.md, docs/sending-and-mining.md and docs/architecture.md's chain events. The files are written under
  * node_modules/.cache, so `viem` and `ethers` resolve as in a project.
  */
 import { execFile } from 'node:child_process'
@@ -37,6 +37,7 @@ const PAGES = [
   { path: 'README.md', section: 'Reaching a network from Node', count: 2 },
   { path: 'docs/controls-and-faults.md', count: 1 },
   { path: 'docs/sending-and-mining.md', count: 1 },
+  { path: 'docs/architecture.md', section: 'Following a chain: its events', count: 1 },
 ]
 
 describe('TypeScript examples of the README and docs pages', () => {
