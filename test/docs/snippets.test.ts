@@ -38,6 +38,7 @@ const PAGES = [
   { path: 'docs/controls-and-faults.md', count: 1 },
   { path: 'docs/sending-and-mining.md', count: 1 },
   { path: 'docs/architecture.md', section: 'Following a chain: its events', count: 1 },
+  { path: 'docs/test-runners.md', section: 'Library API (for test runners)', count: 1 },
 ]
 
 describe('TypeScript examples of the README and docs pages', () => {
