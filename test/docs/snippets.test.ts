@@ -3,7 +3,8 @@
  * each ```ts block followed by a ```text block is run in its own process (tsx, from a folder of
  * its own, so that a path that works only in a clone fails; `gateway-double` as this repository's
  * entry point, `:8545` as the port of a server on the default fixtures) and must print that text. The README's "Reaching a network from Node",
- * docs/controls-and-faults.md, docs/sending-and-mining.md and docs/architecture.md's chain events. The files are written under
+ * docs/controls-and-faults.md, docs/sending-and-mining.md, docs/architecture.md's chain events and
+ * docs/test-runners.md's library API and three clients. The files are written under
  * node_modules/.cache, so `viem` and `ethers` resolve as in a project.
  */
 import { execFile } from 'node:child_process'
@@ -39,6 +40,7 @@ const PAGES = [
   { path: 'docs/sending-and-mining.md', count: 1 },
   { path: 'docs/architecture.md', section: 'Following a chain: its events', count: 1 },
   { path: 'docs/test-runners.md', section: 'Library API (for test runners)', count: 1 },
+  { path: 'docs/test-runners.md', section: 'Using it in a test suite (vitest / jest)', count: 1 },
 ]
 
 describe('TypeScript examples of the README and docs pages', () => {
@@ -58,7 +60,7 @@ describe('TypeScript examples of the README and docs pages', () => {
   const cases = PAGES.flatMap(({ path, section, count }) => {
     const found = examples(text(path, section))
     it(`${path}${section ? ` (${section})` : ''} has its ${count} example(s)`, () => expect(found).toHaveLength(count))
-    return found.map((e, i) => [`${path} example ${i + 1}`, e] as const)
+    return found.map((e, i) => [`${path}${section ? ` (${section})` : ''} example ${i + 1}`, e] as const)
   })
 
   it.each(cases)('%s prints what the page shows', async (name, { code, output }) => {
