@@ -2,10 +2,11 @@
  * The TypeScript examples of the pages that have no test of their own, run as a user copies them:
  * each ```ts block followed by a ```text block is run in its own process (tsx, from a folder of
  * its own, so that a path that works only in a clone fails; `gateway-double` as this repository's
- * entry point, `:8545` as the port of a server on the default fixtures) and must print that text. The README's "Reaching a network from Node",
- * docs/controls-and-faults.md, docs/sending-and-mining.md, docs/architecture.md's chain events and
- * docs/test-runners.md's library API and three clients. The files are written under
- * node_modules/.cache, so `viem` and `ethers` resolve as in a project.
+ * entry point, `:8545` as the port of a server on the default fixtures) and must print that text.
+ * The README's "Reaching a network from Node", docs/controls-and-faults.md,
+ * docs/sending-and-mining.md, docs/architecture.md's chain events and docs/test-runners.md's
+ * library API and three clients. The files are written under node_modules/.cache, so `viem`,
+ * `ethers` and `web3` resolve as in a project.
  */
 import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
