@@ -292,14 +292,26 @@ describe('the packed package, installed in a fresh project', () => {
     }
   })
 
-  it('runs the vitest recipe of docs/test-runners.md as written', async () => {
-    const dir = join(dapp, 'vitest-suite')
-    writeFiles(dir, recipeFiles('### vitest: one server per run'), ['vitest.config.ts', 'test/rpcUrl.ts'])
-    cpSync(join(HERE, 'chain.spec.ts'), join(dir, 'test', 'chain.spec.ts'))
+  it('runs the vitest recipe of docs/test-runners.md as written: the default globalSetup with options from the environment, then its own test/globalSetup.ts', async () => {
+    const files = recipeFiles('### vitest: one server per run')
+    expect([...files.keys()].sort()).toEqual(['test/globalSetup.ts', 'test/head.spec.ts', 'test/rpcUrl.ts', 'vitest.config.ts'])
     const vitest = join(dapp, 'node_modules', 'vitest', 'vitest.mjs')
-    const r = await run(process.execPath, [vitest, 'run'], dir, userEnv({ GATEWAY_DOUBLE_ISOLATE: 'ethereum', GATEWAY_DOUBLE_NETWORK_PORTS: '0' }))
+    const fromEnv = join(dapp, 'vitest-suite')
+    writeFiles(fromEnv, files, ['vitest.config.ts', 'test/rpcUrl.ts', 'test/head.spec.ts'])
+    cpSync(join(HERE, 'chain.spec.ts'), join(fromEnv, 'test', 'chain.spec.ts'))
+    const r = await run(process.execPath, [vitest, 'run'], fromEnv, userEnv({ GATEWAY_DOUBLE_ISOLATE: 'ethereum', GATEWAY_DOUBLE_NETWORK_PORTS: '0' }))
     expect(r.code, show(r)).toBe(0)
-    expect(r.stdout).toMatch(/Tests +3 passed \(3\)/)
+    expect(r.stdout).toMatch(/Tests +4 passed \(4\)/)
+    // The page's own globalSetup file, "listed in test.globalSetup instead", and no environment.
+    const inline = join(dapp, 'vitest-inline')
+    writeFiles(inline, files, ['vitest.config.ts', 'test/rpcUrl.ts', 'test/head.spec.ts', 'test/globalSetup.ts'])
+    const config = files.get('vitest.config.ts')!
+    expect(config).toContain("globalSetup: ['gateway-double/testing/vitest']")
+    writeFileSync(join(inline, 'vitest.config.ts'), config.replace("globalSetup: ['gateway-double/testing/vitest']", "globalSetup: ['./test/globalSetup.ts']"))
+    cpSync(join(HERE, 'chain.spec.ts'), join(inline, 'test', 'chain.spec.ts'))
+    const own = await run(process.execPath, [vitest, 'run'], inline)
+    expect(own.code, show(own)).toBe(0)
+    expect(own.stdout).toMatch(/Tests +4 passed \(4\)/)
   })
 
   it('runs the jest recipe of docs/test-runners.md as written', async () => {

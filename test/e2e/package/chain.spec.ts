@@ -1,7 +1,8 @@
 // The spec of the README's vitest recipe, run by test/e2e/package.test.ts in a fresh project
-// where the packed tarball is installed, beside the recipe's own files (vitest.config.ts and
-// test/rpcUrl.ts, taken from docs/test-runners.md as written). The run has
-// GATEWAY_DOUBLE_ISOLATE=ethereum and GATEWAY_DOUBLE_NETWORK_PORTS=0.
+// where the packed tarball is installed, beside the recipe's own files (vitest.config.ts,
+// test/rpcUrl.ts and test/head.spec.ts, taken from docs/test-runners.md as written). One run has
+// GATEWAY_DOUBLE_ISOLATE=ethereum and GATEWAY_DOUBLE_NETWORK_PORTS=0, the other the page's
+// test/globalSetup.ts (isolate: ['ethereum'], networkPorts: 0) listed instead.
 import { createPublicClient, http } from 'viem'
 import { localhostFetch } from 'gateway-double'
 import { gatewayDouble } from 'gateway-double/testing/vitest'
