@@ -31,23 +31,24 @@ export interface SocketSink {
 }
 
 /** What a message comes to, for the session to carry out. */
+/** What ends a connection: the daily limit (this final frame, then close 1008), or a scripted fault (terminate, close with a code). */
+type ConnectionEnd =
+  | { readonly kind: 'sever'; readonly data: string }
+  | { readonly kind: 'drop' }
+  | { readonly kind: 'close'; readonly code: number; readonly reason: string }
+
 export type MessageOutcome =
   /** Frames to send (undefined: nothing, e.g. a message of notifications only). */
   | { readonly kind: 'send'; readonly data: string | Buffer | undefined }
-  /** The daily limit: this final frame, then close 1008. */
-  | { readonly kind: 'sever'; readonly data: string }
-  /** A scripted fault: terminate, close with a code, or leave the message unanswered. */
-  | { readonly kind: 'drop' }
-  | { readonly kind: 'close'; readonly code: number; readonly reason: string }
+  | ConnectionEnd
+  /** A scripted fault that leaves the message unanswered. */
   | { readonly kind: 'none' }
 
 /** What a notification comes to: sent (charged and logged), the daily limit, or a fault. */
 export type EventOutcome =
   | { readonly kind: 'send' }
-  /** The key could not pay it: this final frame, then close 1008. */
-  | { readonly kind: 'sever'; readonly data: string }
-  | { readonly kind: 'drop' }
-  | { readonly kind: 'close'; readonly code: number; readonly reason: string }
+  /** The key could not pay it (sever), or a scripted fault. */
+  | ConnectionEnd
   /** Hold this and every later notification for `ms`, then send them in order. */
   | { readonly kind: 'stall'; readonly ms: number }
 
@@ -158,10 +159,14 @@ export class SocketSession {
   }
 
   #carryOut(outcome: MessageOutcome): void {
+    if (outcome.kind === 'send') {
+      if (outcome.data !== undefined) this.send(outcome.data)
+    } else if (outcome.kind !== 'none') this.#end(outcome)
+  }
+
+  /** An outcome that ends the connection, for a message or a notification alike. */
+  #end(outcome: ConnectionEnd): void {
     switch (outcome.kind) {
-      case 'send':
-        if (outcome.data !== undefined) this.send(outcome.data)
-        return
       case 'sever':
         this.sever(outcome.data)
         return
@@ -170,8 +175,6 @@ export class SocketSession {
         return
       case 'close':
         this.close(outcome.code, outcome.reason)
-        return
-      case 'none':
         return
     }
   }
@@ -208,13 +211,9 @@ export class SocketSession {
         for (const frame of notification.frames) if (!this.send(frame)) return
         return
       case 'sever':
-        this.sever(outcome.data)
-        return
       case 'drop':
-        this.terminate()
-        return
       case 'close':
-        this.close(outcome.code, outcome.reason)
+        this.#end(outcome)
         return
       case 'stall':
         this.#held = []
