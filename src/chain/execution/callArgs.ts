@@ -35,6 +35,18 @@ export interface CallArgs {
   chainId?: bigint
 }
 
+/** A call's EIP-7702 authorizations as EthereumJS builds a transaction from them (hex quantities). */
+export function authorizationListData(list: NonNullable<CallArgs['authorizationList']> = []): Record<string, string>[] {
+  return list.map((auth) => ({
+    chainId: `0x${auth.chainId.toString(16)}`,
+    address: auth.address,
+    nonce: `0x${auth.nonce.toString(16)}`,
+    yParity: `0x${auth.yParity.toString(16)}`,
+    r: `0x${auth.r.toString(16)}`,
+    s: `0x${auth.s.toString(16)}`,
+  }))
+}
+
 /**
  * A failure before or outside EVM execution, in geth's words (code -32000 on the wire).
  * `intrinsic` marks the failures the estimator answers by raising the gas limit.

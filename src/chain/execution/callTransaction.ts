@@ -9,6 +9,7 @@ import { createTx, TransactionType } from '@ethereumjs/tx'
 import type { TypedTransaction, TypedTxData } from '@ethereumjs/tx'
 import { MAX_INTEGER } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
+import { authorizationListData } from './callArgs.ts'
 import type { CallArgs } from './callArgs.ts'
 import { gethCallError } from './gethErrors.ts'
 
@@ -83,14 +84,7 @@ export class CallTransaction {
       data.maxFeePerBlobGas = a.maxFeePerBlobGas || this.#block.header.getBlobGasPrice()
     }
     if (this.#type === TransactionType.EOACodeEIP7702) {
-      data.authorizationList = (a.authorizationList ?? []).map((auth) => ({
-        chainId: `0x${auth.chainId.toString(16)}`,
-        address: auth.address,
-        nonce: `0x${auth.nonce.toString(16)}`,
-        yParity: `0x${auth.yParity.toString(16)}`,
-        r: `0x${auth.r.toString(16)}`,
-        s: `0x${auth.s.toString(16)}`,
-      }))
+      data.authorizationList = authorizationListData(a.authorizationList)
     }
     // geth runs calls without EIP-7825's cap (`SkipTransactionChecks`); EthereumJS checks it when
     // it builds the transaction. Built within the cap, then given the call's limit, with the one

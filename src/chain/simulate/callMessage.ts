@@ -19,6 +19,7 @@ import { createAddressFromString, createZeroAddress, toChecksumAddress } from '@
 import type { Address } from '@ethereumjs/util'
 import type { RunTxResult, TxReceipt, VM } from '@ethereumjs/vm'
 import { keccak256 } from '../../encoding/keccak.ts'
+import { authorizationListData } from '../execution/callArgs.ts'
 import type { CallArgs } from '../execution/callArgs.ts'
 import { gethHaltName } from '../execution/gethErrors.ts'
 import type { BlockStateManager } from '../vm/blockState.ts'
@@ -142,14 +143,7 @@ function buildTransaction(env: CallBlock, a: CallArgs, msg: Message, gasPrice: b
     data.maxFeePerBlobGas = msg.blobFeeCap ?? 0n
   }
   if (type === TransactionType.EOACodeEIP7702) {
-    data.authorizationList = (a.authorizationList ?? []).map((auth) => ({
-      chainId: `0x${auth.chainId.toString(16)}`,
-      address: auth.address,
-      nonce: `0x${auth.nonce.toString(16)}`,
-      yParity: `0x${auth.yParity.toString(16)}`,
-      r: `0x${auth.r.toString(16)}`,
-      s: `0x${auth.s.toString(16)}`,
-    }))
+    data.authorizationList = authorizationListData(a.authorizationList)
   }
   let tx: TypedTransaction
   try {
