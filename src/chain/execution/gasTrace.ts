@@ -13,6 +13,7 @@ import { getCalldataFloorGas } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
+import { opcodeMap, wrapOpcodes } from '../vm/opcodeMap.ts'
 
 /**
  * Opcodes whose course depends on the gas limit: GAS reads it; calls and creations forward 63/64 of
@@ -34,7 +35,6 @@ export interface GasTrace {
   minGasLeftAtSstore: bigint | undefined
 }
 
-type OpcodeEntry = { opHandler: (...a: unknown[]) => unknown; gasHandler?: (...a: unknown[]) => unknown }
 
 /** Whether a trace can decide other gas limits under a block's rules (see `lowestGasOf`). */
 export function traceDecidesUnder(common: Common): boolean {
@@ -47,22 +47,15 @@ export function traceDecidesUnder(common: Common): boolean {
  * a VM for calls only (its table is changed for good).
  */
 export function watchGasDependence(vm: VM, current: () => GasTrace | undefined): void {
-  // Element access: the opcode table is internal to the EVM; the interpreter looks handlers up in it.
-  const map = (vm.evm as unknown as { _opcodeMap: OpcodeEntry[] })._opcodeMap
-  const invalid = map[0xfe]
-  for (const op of GAS_DEPENDENT_OPCODES) {
-    const entry = map[op]
-    if (entry === undefined || entry === invalid) continue
-    const handler = entry.opHandler
-    map[op] = {
-      ...entry,
-      opHandler: (...a: unknown[]) => {
-        const trace = current()
-        if (trace !== undefined) trace.gasDependent = true
-        return handler(...a)
-      },
-    }
-  }
+  wrapOpcodes(vm, GAS_DEPENDENT_OPCODES, (entry) => ({
+    ...entry,
+    opHandler: (...a: unknown[]) => {
+      const trace = current()
+      if (trace !== undefined) trace.gasDependent = true
+      return entry.opHandler(...a)
+    },
+  }))
+  const map = opcodeMap(vm)
   const sstore = map[SSTORE]
   const gasHandler = sstore?.gasHandler
   if (sstore === undefined || gasHandler === undefined) return

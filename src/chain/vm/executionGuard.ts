@@ -16,6 +16,7 @@
  * a budget pays a property check per such opcode.
  */
 import type { VM } from '@ethereumjs/vm'
+import { wrapOpcodes } from './opcodeMap.ts'
 
 /** geth's default `--rpc.evmtimeout`. */
 export const DEFAULT_EVM_TIMEOUT_MS = 5000
@@ -105,9 +106,6 @@ export function endGuard(guard: ExecutionGuard): void {
   count(guard)
 }
 
-type OpHandler = (...args: unknown[]) => unknown
-type OpcodeEntry = { opcodeInfo: { isAsync: boolean }; opHandler: OpHandler; gasHandler?: OpHandler }
-
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 /**
@@ -115,12 +113,7 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
  * check the guard `current()` answers: none, nothing is checked.
  */
 export function guardVm(vm: VM, current: () => ExecutionGuard | undefined): void {
-  // Element access: the opcode table is internal to the EVM; the interpreter looks handlers up in it.
-  const map = (vm.evm as unknown as { _opcodeMap: OpcodeEntry[] })._opcodeMap
-  const invalid = map[0xfe]
-  for (const op of GUARDED_OPCODES) {
-    const entry = map[op]
-    if (entry === undefined || entry === invalid) continue
+  wrapOpcodes(vm, GUARDED_OPCODES, (entry) => {
     const handler = entry.opHandler
     const check = async (guard: ExecutionGuard, args: unknown[]): Promise<unknown> => {
       count(guard)
@@ -133,7 +126,7 @@ export function guardVm(vm: VM, current: () => ExecutionGuard | undefined): void
       }
       return handler(...args)
     }
-    map[op] = {
+    return {
       ...entry,
       opcodeInfo: Object.freeze({ ...entry.opcodeInfo, isAsync: true }),
       opHandler: (...args: unknown[]) => {
@@ -145,7 +138,7 @@ export function guardVm(vm: VM, current: () => ExecutionGuard | undefined): void
         return handler(...args)
       },
     }
-  }
+  })
 }
 
 /**
