@@ -18,11 +18,7 @@ describe('chain information methods', () => {
     chain = await loadFixture(FIXTURE, { name: 'ethereum', clock: { now: () => 0 } })
     rpc = clientFor(chain)
   })
-  const result = async (method: string, params: unknown[] = []) => {
-    const res = await rpc.call(method, params)
-    if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`)
-    return res.result
-  }
+  const result = (method: string, params: unknown[] = []) => rpc.result(method, params)
 
   it('eth_baseFee is the base fee of the next block mined', async () => {
     const fork = await chain.fork('next')

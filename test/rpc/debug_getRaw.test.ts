@@ -23,11 +23,7 @@ describe.skipIf(!hasSharedFixtures)('debug_getRaw* on the hive chain', () => {
   beforeAll(async () => {
     rpc = await hiveClient()
   })
-  const result = async (method: string, params: unknown[]) => {
-    const res = await rpc.call(method, params)
-    if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`)
-    return res.result
-  }
+  const result = (method: string, params: unknown[] = []) => rpc.result(method, params)
 
   it('answers every block, header, receipt list and transaction as the chain holds them', async () => {
     let rest: Uint8Array = readFileSync(join(HIVE_TESTS, 'chain.rlp'))

@@ -40,11 +40,7 @@ describe('debug_traceCall', () => {
   beforeAll(async () => {
     rpc = await fixtureClient('ethereum')
   })
-  const result = async <T,>(method: string, params: unknown[]): Promise<T> => {
-    const res = await rpc.call(method, params)
-    if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`)
-    return res.result as T
-  }
+  const result = <T,>(method: string, params: unknown[] = []) => rpc.result<T>(method, params)
   const error = async (params: unknown[]) => (await rpc.call('debug_traceCall', params)).error
 
   it('answers what eth_call answers, traced: an ERC-20 transfer with its log', async () => {

@@ -52,11 +52,7 @@ describe('debug_traceTransaction and debug_traceBlockBy*', () => {
   beforeAll(async () => {
     rpc = await fixtureClient('ethereum')
   })
-  const result = async <T,>(method: string, params: unknown[]): Promise<T> => {
-    const res = await rpc.call(method, params)
-    if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`)
-    return res.result as T
-  }
+  const result = <T,>(method: string, params: unknown[] = []) => rpc.result<T>(method, params)
   const receipt = (hash: string) => result<{ gasUsed: string; status: string }>('eth_getTransactionReceipt', [hash])
 
   describe('the struct logger (the default tracer)', () => {

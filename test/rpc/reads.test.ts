@@ -24,11 +24,7 @@ describe.skipIf(!hasSharedFixtures)('reads on the hive chain', () => {
     rpc = await hiveClient()
     head = rpc.chain.head.number
   })
-  const result = async (method: string, params: unknown[]) => {
-    const res = await rpc.call(method, params)
-    if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`)
-    return res.result
-  }
+  const result = (method: string, params: unknown[] = []) => rpc.result(method, params)
 
   describe('blocks', () => {
     it('size is the length of the block’s RLP as chain.rlp holds it, uncles included', async () => {

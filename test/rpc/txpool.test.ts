@@ -37,11 +37,7 @@ describe('txpool_* on the default fixture, manual mining', () => {
     await chain.restore(start)
     nonce = BigInt((await rpc.call('eth_getTransactionCount', [alice])).result as string)
   })
-  const result = async (method: string, params: unknown[] = []) => {
-    const res = await rpc.call(method, params)
-    if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`)
-    return res.result
-  }
+  const result = (method: string, params: unknown[] = []) => rpc.result(method, params)
   const send = async (raw: string) => (await result('eth_sendRawTransaction', [raw])) as string
 
   it('is empty with nothing pooled', async () => {

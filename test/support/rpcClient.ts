@@ -23,6 +23,8 @@ export interface RpcClient {
   app: GatewayApp
   /** Posts one request; resolves to the parsed response body. */
   call(method: string, params?: unknown[]): Promise<RpcResponseJson>
+  /** Posts one request; resolves to its result, or throws naming the method and the error object. */
+  result<T = unknown>(method: string, params?: unknown[]): Promise<T>
   /** Posts a raw body; resolves to the parsed response body. */
   post(body: string): Promise<RpcResponseJson>
 }
@@ -42,11 +44,17 @@ export function clientFor(chain: Chain): RpcClient {
     if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${res.text}`)
     return JSON.parse(res.text) as RpcResponseJson
   }
+  const call = (method: string, params: unknown[] = []) => post(JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }))
   return {
     chain,
     app,
     post,
-    call: (method, params = []) => post(JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })),
+    call,
+    result: async <T,>(method: string, params: unknown[] = []): Promise<T> => {
+      const res = await call(method, params)
+      if (res.error) throw new Error(`${method}: ${JSON.stringify(res.error)}`)
+      return res.result as T
+    },
   }
 }
 
