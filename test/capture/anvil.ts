@@ -18,6 +18,11 @@ export function anvilBinary(): string | undefined {
   }
 }
 
+/** A running Anvil as viem names a chain (for its wallet clients): `id` is what Anvil answers to eth_chainId. */
+export function anvilChain(id: number, url: string) {
+  return { id, name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } } as const
+}
+
 export interface RunningAnvil {
   url: string
   /** Stops it (SIGTERM, or the signal given: SIGINT is Ctrl+C) and waits until it has exited. */

@@ -24,7 +24,7 @@ import { writeCapture } from '../../src/capture/captureCommand.ts'
 import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
 import { clientFor } from '../support/rpcClient.ts'
 import type { RpcResponseJson } from '../support/rpcClient.ts'
-import { anvilBinary, startAnvil } from './anvil.ts'
+import { anvilBinary, anvilChain, startAnvil } from './anvil.ts'
 import type { RunningAnvil } from './anvil.ts'
 
 // Anvil's first two dev accounts (its documented, public test keys).
@@ -65,7 +65,7 @@ describe.runIf(anvilBinary() !== undefined)('capture from Anvil, replay offline'
     anvil = await startAnvil()
     const transport = http(anvil.url)
     const pub = createPublicClient({ transport })
-    const chain = { id: await pub.getChainId(), name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [anvil.url] } } } as const
+    const chain = anvilChain(await pub.getChainId(), anvil.url)
     const alice = createWalletClient({ account: ALICE, chain, transport })
     const bob = createWalletClient({ account: BOB, chain, transport })
 

@@ -25,7 +25,7 @@ import { writeCapture } from '../../src/capture/captureCommand.ts'
 import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
 import { clientFor } from '../support/rpcClient.ts'
 import type { RpcResponseJson } from '../support/rpcClient.ts'
-import { anvilBinary, startAnvil } from './anvil.ts'
+import { anvilBinary, anvilChain, startAnvil } from './anvil.ts'
 import type { RunningAnvil } from './anvil.ts'
 
 // Anvil's first two dev accounts (its documented, public test keys).
@@ -47,7 +47,7 @@ describe.runIf(anvilBinary() !== undefined)('captured from Anvil, answered as ge
     anvil = await startAnvil()
     const transport = http(anvil.url)
     const pub = createPublicClient({ transport })
-    const chain = { id: await pub.getChainId(), name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [anvil.url] } } } as const
+    const chain = anvilChain(await pub.getChainId(), anvil.url)
     const alice = createWalletClient({ account: ALICE, chain, transport })
     const hash = await alice.sendTransaction({ data: BLOCKHASH_PARENT_INIT as Hex })
     const contract = (await pub.waitForTransactionReceipt({ hash })).contractAddress!.toLowerCase()

@@ -30,7 +30,7 @@ import { loadFixtureOrSource } from '../../src/builder/serveSource.ts'
 import { compileContracts } from '../../src/builder/compile.ts'
 import { SourceLocation } from '../../src/builder/errors.ts'
 import { clientFor } from '../support/rpcClient.ts'
-import { anvilBinary, startAnvil } from './anvil.ts'
+import { anvilBinary, anvilChain, startAnvil } from './anvil.ts'
 import type { RunningAnvil } from './anvil.ts'
 
 // Anvil's first two dev accounts (its documented, public test keys).
@@ -90,7 +90,7 @@ describe.runIf(anvilBinary() !== undefined)("the README's reverting call: captur
     anvil = await startAnvil()
     const transport = http(anvil.url)
     const pub = createPublicClient({ transport })
-    const chain = { id: await pub.getChainId(), name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [anvil.url] } } } as const
+    const chain = anvilChain(await pub.getChainId(), anvil.url)
     const alice = createWalletClient({ account: ALICE, chain, transport })
     const loc = new SourceLocation('test')
     const [token] = await compileContracts([{ source: 'Token.sol', contractName: 'Token', loc }], CONTRACTS)
