@@ -31,8 +31,8 @@ import { localhostLookup } from '../src/http/client.ts'
 import type { LoadResult } from './load.ts'
 import type { Endpoint, TrackedChild } from './processes.ts'
 import { LOOPBACK, closeControlConnections, freePort, post, residentMemory, spawnTracked, stopAll } from './processes.ts'
-import { formatTable } from './report.ts'
-import type { ColdStartRow, LatencyRow, MemoryRow, ReferenceRow, Row, ServerStats, Target, ThroughputRow } from './report.ts'
+import { formatTable, targetsLine, withVerdicts } from './report.ts'
+import type { ColdStartRow, LatencyRow, MemoryRow, ReferenceRow, Row, ServerStats, ThroughputRow } from './report.ts'
 import { RpcClient } from './rpc.ts'
 import type { Mismatch, Verification } from './verify.ts'
 import { LOG_FIELDS, RECEIPT_FIELDS, TX_FIELDS, balanceSlot, diffFields, verifyAgreement } from './verify.ts'
@@ -181,7 +181,6 @@ interface RowSpec {
   id: string
   label: string
   method: string
-  target: Target
   /** Params of request i to a server; `fixed` rows send one identical body (per server). */
   params: (i: number, server: 'gateway-double' | 'anvil') => unknown[]
   fixed: boolean
@@ -203,8 +202,6 @@ function compareEstimates(what: string, a: unknown, b: unknown): Mismatch[] {
   }
   return [{ what, gatewayDouble: a, anvil: b }]
 }
-
-const minRatio = (value: number): Target => ({ kind: 'min-ratio', value, text: `>= ${value}x` })
 
 function pool(results: LoadResult[]): ServerStats {
   const answered = results.reduce((n, r) => n + r.answered, 0)
@@ -308,20 +305,20 @@ async function main(argv: string[]): Promise<number> {
       anvil: (await anvil.call('eth_newFilter', [{ address: token }])) as string,
     }
     const specs: RowSpec[] = [
-      { id: 'eth_blockNumber', label: 'eth_blockNumber', method: 'eth_blockNumber', target: minRatio(0.7), fixed: true, params: () => [], compare: (a, b) => (a === b ? [] : [{ what: 'eth_blockNumber', gatewayDouble: a, anvil: b }]) },
+      { id: 'eth_blockNumber', label: 'eth_blockNumber', method: 'eth_blockNumber', fixed: true, params: () => [], compare: (a, b) => (a === b ? [] : [{ what: 'eth_blockNumber', gatewayDouble: a, anvil: b }]) },
       {
-        id: 'eth_getStorageAt', label: 'eth_getStorageAt (token balance slot)', method: 'eth_getStorageAt', target: minRatio(0.7), fixed: true,
+        id: 'eth_getStorageAt', label: 'eth_getStorageAt (token balance slot)', method: 'eth_getStorageAt', fixed: true,
         params: () => [token, balanceSlot(s0), 'latest'],
         compare: (a, b) => (String(a).toLowerCase() === String(b).toLowerCase() ? [] : [{ what: 'eth_getStorageAt', gatewayDouble: a, anvil: b }]),
       },
       {
         id: 'eth_getTransactionByBlockNumberAndIndex', label: `eth_getTransactionByBlockNumberAndIndex (block ${head}, index i % ${headBlock.rawTransactions.length})`,
-        method: 'eth_getTransactionByBlockNumberAndIndex', target: minRatio(2), fixed: false,
+        method: 'eth_getTransactionByBlockNumberAndIndex', fixed: false,
         params: (i) => [hex(head), hex(i % headBlock.rawTransactions.length)],
         compare: (a, b) => diffFields('transaction', a as Record<string, unknown>, b as Record<string, unknown>, TX_FIELDS),
       },
       {
-        id: 'eth_getBlockReceipts', label: `eth_getBlockReceipts (${headBlock.rawTransactions.length}-transaction block)`, method: 'eth_getBlockReceipts', target: minRatio(10), fixed: true,
+        id: 'eth_getBlockReceipts', label: `eth_getBlockReceipts (${headBlock.rawTransactions.length}-transaction block)`, method: 'eth_getBlockReceipts', fixed: true,
         params: () => [hex(head)],
         compare: (a, b) => {
           const x = a as Record<string, unknown>[]
@@ -331,12 +328,12 @@ async function main(argv: string[]): Promise<number> {
         },
       },
       {
-        id: 'eth_estimateGas.repeated', label: 'eth_estimateGas, ERC-20 transfer, repeated', method: 'eth_estimateGas', target: minRatio(1), fixed: true,
+        id: 'eth_estimateGas.repeated', label: 'eth_estimateGas, ERC-20 transfer, repeated', method: 'eth_estimateGas', fixed: true,
         params: () => [{ from: s0, to: token, data: transferData(s1, 10n ** 18n) }],
         compare: (a, b) => compareEstimates('eth_estimateGas (repeated body)', a, b),
       },
       {
-        id: 'eth_estimateGas.distinct', label: 'eth_estimateGas, ERC-20 transfer, distinct', method: 'eth_estimateGas', target: minRatio(0.25), fixed: false,
+        id: 'eth_estimateGas.distinct', label: 'eth_estimateGas, ERC-20 transfer, distinct', method: 'eth_estimateGas', fixed: false,
         // A new recipient and amount for every request, never repeated within the bench.
         params: () => {
           const n = distinctNext++
@@ -345,7 +342,7 @@ async function main(argv: string[]): Promise<number> {
         compare: (a, b) => compareEstimates('eth_estimateGas (distinct body)', a, b),
       },
       {
-        id: 'eth_getFilterChanges', label: 'eth_getFilterChanges (log filter on the token, nothing new)', method: 'eth_getFilterChanges', target: minRatio(0.7), fixed: true,
+        id: 'eth_getFilterChanges', label: 'eth_getFilterChanges (log filter on the token, nothing new)', method: 'eth_getFilterChanges', fixed: true,
         params: (_i, server) => [filterIds[server]],
         compare: (a, b) => (JSON.stringify(a) === JSON.stringify(b) ? [] : [{ what: 'eth_getFilterChanges', gatewayDouble: a, anvil: b }]),
       },
@@ -391,7 +388,7 @@ async function main(argv: string[]): Promise<number> {
         }
       }
       const ratio = g.reqPerSec / v.reqPerSec
-      rows.push({ kind: 'throughput', id: spec.id, label: spec.label, gatewayDouble: g, anvil: v, ratio, target: spec.target, met: ratio >= spec.target.value } satisfies ThroughputRow)
+      rows.push({ kind: 'throughput', id: spec.id, label: spec.label, gatewayDouble: g, anvil: v, ratio } satisfies ThroughputRow)
     }
     const unexpected = answerMismatches.filter((m) => m.expected === undefined)
     for (const m of answerMismatches.filter((m) => m.expected !== undefined)) {
@@ -522,19 +519,19 @@ async function main(argv: string[]): Promise<number> {
       coldRows.push({
         kind: 'cold-start', id: 'cold-start.default', label: `cold start to first answer, default fixtures (median of ${opts.coldRuns}; Anvil: no chain)`,
         gatewayDoubleMs: mGd, anvilMs: mAnvil, gatewayDoubleSamplesMs: gdDefault, anvilSamplesMs: anvilBare,
-        ratio: mGd / mAnvil, target: { kind: 'max-ms', value: 400, text: '< 400 ms' }, met: mGd < 400,
+        ratio: mGd / mAnvil,
       })
       coldRows.push(
         hivePresent
           ? {
               kind: 'cold-start', id: 'cold-start.execution-apis', label: `cold start to first answer, execution-apis chain (median of ${opts.coldRuns})`,
               gatewayDoubleMs: median(gdHive), anvilMs: undefined, gatewayDoubleSamplesMs: gdHive, anvilSamplesMs: [],
-              ratio: undefined, target: { kind: 'max-ms', value: 1000, text: '< 1000 ms' }, met: median(gdHive) < 1000, note: 'n/a',
+              ratio: undefined, note: 'n/a',
             }
           : {
               kind: 'cold-start', id: 'cold-start.execution-apis', label: 'cold start to first answer, execution-apis chain (absent: not measured)',
               gatewayDoubleMs: undefined, anvilMs: undefined, gatewayDoubleSamplesMs: [], anvilSamplesMs: [],
-              ratio: undefined, target: { kind: 'max-ms', value: 1000, text: '< 1000 ms' }, met: undefined, note: 'n/a',
+              ratio: undefined, note: 'n/a',
             },
       )
     }
@@ -597,9 +594,7 @@ async function main(argv: string[]): Promise<number> {
         : `credits: ledger spent ${ledgerSpent?.toLocaleString('en-US')} ${credits.exact ? '==' : '!='} sum of the costs of the ${tally.calls.toLocaleString('en-US')} answered calls ${tally.spent.toLocaleString('en-US')}: ${credits.exact ? 'exact' : 'NOT EXACT'}` +
             (Object.keys(tally.refused).length > 0 ? ` (refused: ${JSON.stringify(tally.refused)})` : ''),
     )
-    const judged = allRows.filter((r): r is ThroughputRow | ColdStartRow => r.kind === 'throughput' || r.kind === 'cold-start')
-    const missed = judged.filter((r) => r.met === false).map((r) => r.id)
-    out.push(`targets: ${judged.filter((r) => r.met === true).length} met, ${missed.length} missed${missed.length > 0 ? ` (${missed.join(', ')})` : ''}`)
+    out.push(targetsLine(allRows))
     out.push(`total ${Math.round((performance.now() - t0) / 1000)} s`)
     process.stdout.write(`${out.join('\n')}\n`)
 
@@ -607,7 +602,7 @@ async function main(argv: string[]): Promise<number> {
       const json = {
         environment,
         settings,
-        rows: allRows,
+        rows: withVerdicts(allRows),
         verification,
         answerMismatches,
         credits,

@@ -25,6 +25,8 @@ import { BENCH_FIXTURE, BENCH_NETWORK, benchFixtureExists, buildBenchFixture, re
 import { closeControlConnections, freePort, post, stopAll } from './processes.ts'
 import type { Endpoint } from './processes.ts'
 import { RpcClient } from './rpc.ts'
+import { formatTable, targetsLine } from './report.ts'
+import type { FigureRow } from './report.ts'
 
 const { values } = parseArgs({
   options: {
@@ -164,6 +166,12 @@ try {
     // The figures compare the same trace only if the traces are the same.
     if (anvilRow.agrees !== true) process.exitCode = 1
   }
+  // Issue 19's target for this row (bench/targets.ts), in the bench's table.
+  const judged: FigureRow = {
+    kind: 'figure', id: 'trace.struct-last', label: `target: ${STRUCT_LAST}, p50`, unit: 'ms', better: 'lower',
+    gatewayDouble: stats(times.get(STRUCT_LAST)!.ms).p50, anvil: anvilRow && stats(anvilRow.ms).p50,
+  }
+  console.log(`\n${formatTable([judged])}\n${targetsLine([judged])}${anvilRow ? '' : ' (no Anvil: not judged)'}`)
   console.log(`load average after: ${load()}`)
 } finally {
   await server.close()
