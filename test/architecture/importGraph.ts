@@ -33,12 +33,15 @@ export function sourceFiles(root: string): string[] {
   return out
 }
 
-/** The relative imports of one module's text (packages are not edges of this graph). */
-export function importsOf(file: string, text: string): Omit<ImportEdge, 'to'>[] {
+/**
+ * The relative imports of one module's text (packages are not edges of this graph); with
+ * `packages`, every import, packages' included (dependencies.test.ts).
+ */
+export function importsOf(file: string, text: string, packages = false): Omit<ImportEdge, 'to'>[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
   const found: Omit<ImportEdge, 'to'>[] = []
   const add = (node: ts.Node, specifier: string, kind: ImportKind): void => {
-    if (!specifier.startsWith('.')) return
+    if (!packages && !specifier.startsWith('.')) return
     found.push({ from: file, specifier, kind, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1 })
   }
   const visit = (node: ts.Node): void => {
