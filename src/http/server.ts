@@ -79,6 +79,16 @@ export interface RunningServer {
   readonly origin: string
   readonly serviceHost: string
   readonly networks: readonly ServedNetwork[]
+  /**
+   * The plain URL, `<origin>/v3/<key>`: the first network served (`defaultNetwork`), which a Host
+   * naming no network reaches, so any client uses it as is (no resolver for `*.localhost`, no
+   * helper). Its first key; undefined when no key has that network.
+   */
+  readonly url: string | undefined
+  /** The plain WebSocket URL, `ws://127.0.0.1:<port>/ws/v3/<key>`, as `url`. */
+  readonly wsUrl: string | undefined
+  /** The network the plain URL serves: the first served (the config's first). */
+  readonly defaultNetwork: string | undefined
   /** `url` of each network that some key can use, by name. */
   readonly urls: Readonly<Record<string, string>>
   /** `wsUrl` of each network that some key can use, by name. */
@@ -208,12 +218,16 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     return `${network.host}:${port}/v3/${k}`
   }
   const origin = connectOrigin(port)
+  const plain = networks[0]?.key === undefined ? undefined : `${origin}/v3/${networks[0].key}`
   return {
     port,
     host: bindHost,
     origin,
     serviceHost: gateway.serviceHost,
     networks,
+    url: plain,
+    wsUrl: plain?.replace(/^http:/, 'ws:').replace('/v3/', '/ws/v3/'),
+    defaultNetwork: networks[0]?.name,
     urls: Object.fromEntries(networks.filter((n) => n.url !== undefined).map((n) => [n.name, n.url!])),
     wsUrls: Object.fromEntries(networks.filter((n) => n.wsUrl !== undefined).map((n) => [n.name, n.wsUrl!])),
     portUrls: Object.fromEntries(networks.filter((n) => n.portUrl !== undefined).map((n) => [n.name, n.portUrl!])),

@@ -79,10 +79,21 @@ describe('host', () => {
       expect(s.network?.name).toBe('ethereum')
     }
   })
-  it('refuses other hosts', () => {
-    for (const h of [undefined, 'ethereum-mainnet.localhost', 'mainnet.rpc.test', 'ethereum-sepolia.rpc.test', '127.0.0.1:8545']) {
-      expect(() => host(state({ host: h }))).toThrow(UnknownNetworkError)
+  it('refuses hosts that name a network not served: a typo never reaches another chain', () => {
+    for (const h of ['ethereum-mainnet.localhost', 'polygon-mainnet.rpc.test', 'mainnet.rpc.test', 'ethereum-sepolia.rpc.test', 'x.rpc.test:8545']) {
+      expect(() => host(state({ host: h })), h).toThrow(UnknownNetworkError)
     }
+  })
+  it('gives a Host that names no network the first network served (the plain URL http://127.0.0.1:8545/v3/<key>)', () => {
+    const two = new Map<string, Network>([...networks, ['polygon', { name: 'polygon', host: 'polygon-mainnet.rpc.test', chain: CHAINS.ethereum }]])
+    const plain = createHostRule({ serviceHost: 'rpc.test', networks: two })
+    for (const h of [undefined, '127.0.0.1:8545', 'localhost', 'rpc.test', '[::1]:8545', 'gateway:8545']) {
+      const s = state({ host: h })
+      plain(s)
+      expect(s.network?.name, h).toBe('ethereum')
+    }
+    const none = createHostRule({ serviceHost: 'rpc.test', networks: new Map() })
+    expect(() => none(state({ host: '127.0.0.1' }))).toThrow(UnknownNetworkError)
   })
   it('checks its options once', () => {
     expect(() => createHostRule({ serviceHost: 'other.test', networks })).toThrow(TypeError)

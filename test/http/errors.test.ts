@@ -193,6 +193,12 @@ describe('routes, hosts and HTTP methods', () => {
     )
   })
 
+  it('a Host that names no network (the plain URL http://127.0.0.1:8545/v3/<key>) reaches the first network served', async () => {
+    for (const host of ['127.0.0.1:8545', 'localhost:8545', '[::1]:8545']) {
+      expect((await post(`/v3/${DEV_KEY}`, call('eth_chainId'), host)).body, host).toEqual({ jsonrpc: '2.0', id: 1, result: '0x1' })
+    }
+  })
+
   it('the port and case of the Host are ignored', async () => {
     expect((await post(`/v3/${DEV_KEY}`, call('eth_blockNumber'), 'Base-Mainnet.LOCALHOST:9999')).body).toEqual({
       jsonrpc: '2.0',

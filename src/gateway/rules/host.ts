@@ -1,7 +1,14 @@
 /**
  * Host rule: the network is the `<network>` of a Host `<network>-mainnet.<serviceHost>`; the port
- * and case are ignored. Any other Host is a 404 naming the hosts served. The network map is read
- * live: networks added later (forks, by the gateway's controls) are found too.
+ * and case are ignored. The network map is read live: networks added later (forks, by the
+ * gateway's controls) are found too.
+ *
+ * A Host that names no network (`127.0.0.1:8545`, `localhost`, `[::1]`, a container's name, none)
+ * is the default network: the first one served (the config's first, `ethereum` by default). So
+ * the plain URL `http://127.0.0.1:8545/v3/<key>` works from every client, as Anvil's does, with no
+ * resolver for `*.localhost`. A Host that looks like it names one (`<x>-mainnet.<anything>`, or
+ * any name under the service host) and names none served is a 404 naming the hosts served: a typo
+ * in a network's name must not quietly reach another chain.
  *
  * A request that came in on a network's own port (`request.network`, set by the transport) is
  * that network whatever its Host (`127.0.0.1:9001`, none...), except a Host naming another
@@ -27,6 +34,16 @@ export function hostName(host: string): string {
   return name.endsWith('.') ? name.slice(0, -1) : name
 }
 
+/** Whether a host name means a network: `<x>-mainnet.<anything>`, or a name under the service host. */
+function namesNetwork(name: string, under: string): boolean {
+  return name.includes('-mainnet.') || name.endsWith(under)
+}
+
+/** The network of a Host that names none: the first served. */
+export function defaultNetwork(networks: ReadonlyMap<string, Network>): Network | undefined {
+  return networks.values().next().value
+}
+
 export function createHostRule(options: HostRuleOptions): RequestRule {
   for (const [name, network] of options.networks) {
     if (network.host !== networkHost(name, options.serviceHost)) {
@@ -34,6 +51,7 @@ export function createHostRule(options: HostRuleOptions): RequestRule {
     }
   }
   const suffix = `-mainnet.${options.serviceHost}`
+  const under = `.${options.serviceHost}`
   return function host(state) {
     const name = hostName(state.request.host ?? '')
     if (state.request.network !== undefined) {
@@ -43,8 +61,9 @@ export function createHostRule(options: HostRuleOptions): RequestRule {
       state.network = lane
       return
     }
-    const network = name.endsWith(suffix) ? options.networks.get(name.slice(0, -suffix.length)) : undefined
-    if (!network || network.host !== name) throw new UnknownNetworkError(name, [...options.networks.values()].map((n) => n.host))
+    const named = namesNetwork(name, under)
+    const network = !named ? defaultNetwork(options.networks) : name.endsWith(suffix) ? options.networks.get(name.slice(0, -suffix.length)) : undefined
+    if (!network || (named && network.host !== name)) throw new UnknownNetworkError(name, [...options.networks.values()].map((n) => n.host))
     state.network = network
   }
 }
