@@ -128,18 +128,27 @@ export function packageVersion(): string {
 
 const RPC_EXAMPLE = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'
 
-/** What the CLI prints once the server listens. */
+/**
+ * What the CLI prints once the server listens: first the plain URL (any client, as is), then each
+ * network by its host, its own ports, its contracts, its accounts with their public test keys (as
+ * Anvil prints its own), and commands to try.
+ */
 export function startBanner(server: RunningServer): string {
   const rows = server.networks.map((n) => [n.name, n.chainId.toString(), `${n.headNumber} (0x${n.headNumber.toString(16)})`, n.url ?? `${n.baseUrl}/v3/<key>  (no key has this network)`])
-  const header = ['network', 'chain id', 'head block', 'URL']
+  const header = ['network', 'chain id', 'head block', 'URL by host (as the hosted service routes)']
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: string[]) => `  ${cells.map((c, i) => (i < cells.length - 1 ? c.padEnd(widths[i]!) : c)).join('   ')}`
-  const out = [`gateway-double ${packageVersion()} listening on ${server.origin}`, '', line(header), ...rows.map(line), '']
+  const out = [`gateway-double ${packageVersion()} listening on ${server.origin}`, '']
+  const main = server.networks.find((n) => n.name === server.defaultNetwork)
+  if (server.url !== undefined && main !== undefined) {
+    out.push(`RPC URL (${main.name}, chain id ${main.chainId}; any client, no Host needed):`, `  ${server.url}`, '')
+  }
+  out.push(line(header), ...rows.map(line), '')
   const own = server.networks.filter((n) => n.port !== undefined)
   if (own.length > 0) {
     const width = Math.max(...own.map((n) => n.name.length))
     out.push(
-      'Each also on a port of its own, any Host (for cast, forge and clients that cannot resolve *.localhost):',
+      'Each also on a port of its own, any Host:',
       ...own.map((n) => `  ${n.name.padEnd(width)}   ${n.portUrl ?? `port ${n.port} (no key has this network)`}`),
       '',
     )
@@ -156,21 +165,28 @@ export function startBanner(server: RunningServer): string {
     }
     out.push('')
   }
+  if (main !== undefined && main.accounts.length > 0) {
+    const width = Math.max(...main.accounts.map((a) => a.name.length))
+    out.push(
+      `Accounts (${main.name}; their keys also in gateway-double/fixtures):`,
+      ...main.accounts.map((a) => `  ${a.name.padEnd(width)}   ${a.address}   ${a.privateKey}`),
+      'These private keys are public test keys: never use them, or send value to their addresses, on a real network.',
+      '',
+    )
+  }
   if (server.devKey !== undefined) out.push(`Dev key: ${server.devKey}`, '')
   const first = server.networks.find((n) => n.key !== undefined)
   if (first) {
-    out.push(
-      'Try it:',
-      `  curl -s ${server.origin}/v3/${first.key} -H 'Host: ${first.host}' -H 'Content-Type: application/json' -d '${RPC_EXAMPLE}'`,
-    )
-    const byPort = server.networks.find((n) => n.portUrl !== undefined)
-    if (byPort) out.push(`  cast block-number --rpc-url ${byPort.portUrl}`)
-    out.push('')
+    out.push('Try it:')
+    if (server.url !== undefined) {
+      out.push(`  curl -s ${server.url} -H 'Content-Type: application/json' -d '${RPC_EXAMPLE}'`, `  cast block-number --rpc-url ${server.url}`)
+    }
+    out.push(`  curl -s ${server.origin}/v3/${first.key} -H 'Host: ${first.host}' -H 'Content-Type: application/json' -d '${RPC_EXAMPLE}'`, '')
   }
-  const ws = first?.wsUrl
+  const ws = server.wsUrl ?? first?.wsUrl
   if (ws !== undefined) out.push(`WebSocket: ${ws} (each network's URL with /ws/v3/; see docs/websocket.md)`, '')
   if (server.controlUrl !== undefined) out.push(`Control endpoint: ${server.controlUrl}/ (see docs/controls-and-faults.md)`, '')
-  out.push('From Node (viem, ethers): see "Reaching a network from Node" in the README.', 'Press Ctrl+C to stop.')
+  out.push('Press Ctrl+C to stop.')
   return `${out.join('\n')}\n`
 }
 

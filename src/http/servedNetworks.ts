@@ -26,6 +26,29 @@ export interface ServedNetwork {
   readonly portWsUrl: string | undefined
   /** Its contracts' addresses by name, as its fixture's accounts.json names them (a source's as built). */
   readonly contracts: Readonly<Record<string, string>>
+  /** The accounts its fixture's accounts.json gives keys for (public test keys), in the file's order. */
+  readonly accounts: readonly SigningAccount[]
+}
+
+/** A named account of a fixture, with its public test key. */
+export interface SigningAccount {
+  readonly name: string
+  readonly address: string
+  readonly privateKey: string
+}
+
+const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/
+const HEX_KEY = /^0x[0-9a-fA-F]{64}$/
+
+/** The accounts with keys of a fixture's parsed accounts.json (`Chain.source.index`); none when it has no such list. */
+export function signingAccounts(index: unknown): SigningAccount[] {
+  const list = (index as { accounts?: unknown } | null | undefined)?.accounts
+  if (!Array.isArray(list)) return []
+  return list.flatMap((entry: unknown) => {
+    const { name, address, privateKey } = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>
+    const valid = typeof name === 'string' && typeof address === 'string' && HEX_ADDRESS.test(address) && typeof privateKey === 'string' && HEX_KEY.test(privateKey)
+    return valid ? [{ name, address: address.toLowerCase(), privateKey: privateKey.toLowerCase() }] : []
+  })
 }
 
 /** Each network served, as `RunningServer.networks` lists it. */
@@ -49,6 +72,7 @@ export function describeNetworks(
       wsUrl: key === undefined ? undefined : `ws://${n.host}:${port}/ws/v3/${key}`,
       key,
       contracts: n.chain.contracts ?? {},
+      accounts: signingAccounts(n.chain.source?.index),
       port: ownPort,
       portUrl: key === undefined || ownPort === undefined ? undefined : `${connectOrigin(ownPort)}/v3/${key}`,
       portWsUrl: key === undefined || ownPort === undefined ? undefined : `${connectOrigin(ownPort).replace(/^http:/, 'ws:')}/ws/v3/${key}`,

@@ -31,6 +31,8 @@ export const LAYERS: LayerRules = {
     builder: ['chain', ...LOWER],
     capture: ['builder', 'chain', ...LOWER],
     testing: ['http', 'gateway', 'rpc', 'chain', ...LOWER],
+    // gateway-double/fixtures: the default fixtures as data (accounts, addresses, ABIs).
+    fixtures: [],
     'cli.ts': ['http', 'gateway', 'rpc', 'chain', 'builder', 'capture', ...LOWER],
     'index.ts': ['http', 'gateway', 'rpc', 'chain', ...LOWER],
   },

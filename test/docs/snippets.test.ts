@@ -3,7 +3,7 @@
  * each ```ts block followed by a ```text block is run in its own process (tsx, from a folder of
  * its own, so that a path that works only in a clone fails; `gateway-double` as this repository's
  * entry point, `:8545` as the port of a server on the default fixtures) and must print that text.
- * The README's "Reaching a network from Node", docs/controls-and-faults.md,
+ * The README's "Your first client" and "Reaching a network from Node", docs/controls-and-faults.md,
  * docs/sending-and-mining.md, docs/architecture.md's chain events and docs/test-runners.md's
  * library API and three clients. The files are written under node_modules/.cache, so `viem`,
  * `ethers` and `web3` resolve as in a project.
@@ -18,6 +18,7 @@ import type { RunningServer } from '../../src/http/server.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const ENTRY = join(ROOT, 'src', 'index.ts')
+const FIXTURES = join(ROOT, 'src', 'fixtures', 'index.ts')
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx')
 
 /** The text of a page, or of one of its `## ` sections. */
@@ -36,6 +37,7 @@ function examples(body: string): { code: string; output: string }[] {
 }
 
 const PAGES = [
+  { path: 'README.md', section: 'Your first client: the plain URL', count: 2 },
   { path: 'README.md', section: 'Reaching a network from Node', count: 2 },
   { path: 'docs/controls-and-faults.md', count: 1 },
   { path: 'docs/sending-and-mining.md', count: 1 },
@@ -66,7 +68,11 @@ describe('TypeScript examples of the README and docs pages', () => {
 
   it.each(cases)('%s prints what the page shows', async (name, { code, output }) => {
     const file = join(dir, `${name.replace(/[^\w]+/g, '-')}.mts`)
-    writeFileSync(file, code.replaceAll(':8545/', `:${server.port}/`).replaceAll("from 'gateway-double'", `from ${JSON.stringify(ENTRY)}`))
+    const source = code
+      .replaceAll(':8545/', `:${server.port}/`)
+      .replaceAll("from 'gateway-double'", `from ${JSON.stringify(ENTRY)}`)
+      .replaceAll("from 'gateway-double/fixtures'", `from ${JSON.stringify(FIXTURES)}`)
+    writeFileSync(file, source)
     const stdout = await new Promise<string>((resolve, reject) =>
       execFile(TSX, [file], { cwd: dir, timeout: 120_000 }, (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(out))),
     )

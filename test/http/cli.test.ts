@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { EXIT_USAGE, main, parseCliArgs, startBanner, USAGE, UsageError } from '../../src/cli.ts'
+import { ethereumAccounts } from '../../src/fixtures/index.ts'
+import { DEFAULT_CONFIG_PATH, loadConfigFile } from '../../src/gateway/config.ts'
 import { startServer } from '../../src/http/server.ts'
 import { CHAINS, DEV_KEY, fakeRpc, keys } from '../gateway/helpers.ts'
 
@@ -62,7 +64,11 @@ describe('start banner', () => {
       expect(banner).toMatch(new RegExp(`polygon +137 +7 \\(0x7\\) +http://polygon-mainnet\\.localhost:${p}/v3/${DEV_KEY}`))
       expect(banner).toMatch(new RegExp(`base +8453 +3 \\(0x3\\) +http://base-mainnet\\.localhost:${p}/v3/${DEV_KEY}`))
       expect(banner).toContain(`Dev key: ${DEV_KEY}`)
-      expect(banner).toContain(`WebSocket: ws://ethereum-mainnet.localhost:${p}/ws/v3/${DEV_KEY}`)
+      // The plain URL comes first: any client uses it as is (a Host naming no network is the first network).
+      expect(banner.split('\n').slice(2, 4)).toEqual(['RPC URL (ethereum, chain id 1; any client, no Host needed):', `  http://127.0.0.1:${p}/v3/${DEV_KEY}`])
+      expect(banner).toContain(`WebSocket: ws://127.0.0.1:${p}/ws/v3/${DEV_KEY}`)
+      expect(banner).toContain(`curl -s http://127.0.0.1:${p}/v3/${DEV_KEY} -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'`)
+      expect(banner).toContain(`cast block-number --rpc-url http://127.0.0.1:${p}/v3/${DEV_KEY}\n`)
       expect(banner).toContain(
         `curl -s http://127.0.0.1:${p}/v3/${DEV_KEY} -H 'Host: ethereum-mainnet.localhost' -H 'Content-Type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'`,
       )
@@ -71,26 +77,37 @@ describe('start banner', () => {
     }
   })
 
-  it('with per-network ports, lists each network’s own URL and a cast command', async () => {
+  it('on the default fixtures, lists ethereum’s accounts with their keys, marked as public test keys', async () => {
+    const server = await startServer({ config: loadConfigFile(DEFAULT_CONFIG_PATH), port: 0 })
+    try {
+      const banner = startBanner(server)
+      const rows = Object.entries(ethereumAccounts).map(([name, a]) => `  ${name.padEnd(5)}   ${a.address}   ${a.privateKey}`)
+      expect(banner).toContain(['Accounts (ethereum; their keys also in gateway-double/fixtures):', ...rows, 'These private keys are public test keys: never use them, or send value to their addresses, on a real network.'].join('\n'))
+      expect(rows).toHaveLength(5)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('with per-network ports, lists each network’s own URL', async () => {
     const server = await startServer({ chains: CHAINS, keys: keys(), rpc: fakeRpc(), port: 0, networkPorts: 0 })
     try {
       const banner = startBanner(server)
       const [eth, pol, base] = server.networks.map((n) => n.port)
       expect(banner).toContain(
         [
-          'Each also on a port of its own, any Host (for cast, forge and clients that cannot resolve *.localhost):',
+          'Each also on a port of its own, any Host:',
           `  ethereum   http://127.0.0.1:${eth}/v3/${DEV_KEY}`,
           `  polygon    http://127.0.0.1:${pol}/v3/${DEV_KEY}`,
           `  base       http://127.0.0.1:${base}/v3/${DEV_KEY}`,
         ].join('\n'),
       )
-      expect(banner).toContain(`  cast block-number --rpc-url http://127.0.0.1:${eth}/v3/${DEV_KEY}\n`)
     } finally {
       await server.close()
     }
     const plain = await startServer({ chains: CHAINS, keys: keys(), rpc: fakeRpc(), port: 0 })
     try {
-      expect(startBanner(plain)).not.toMatch(/port of its own|cast/)
+      expect(startBanner(plain)).not.toMatch(/port of its own/)
     } finally {
       await plain.close()
     }
