@@ -27,6 +27,7 @@ import { BENCH_FIXTURE, BENCH_NETWORK, ROOT, benchFixtureExists, buildBenchFixtu
 import type { FromServer, ToServer } from './gatewayServer.ts'
 import { runLoad } from './load.ts'
 import { newHeadsRows } from './newHeads.ts'
+import { testLoopRows } from './testLoop.ts'
 import { localhostLookup } from '../src/http/client.ts'
 import type { LoadResult } from './load.ts'
 import type { Endpoint, TrackedChild } from './processes.ts'
@@ -49,6 +50,7 @@ Options:
   --warmup <s>        seconds of warm-up per server and row, not measured (default 0.5)
   --cold-runs <n>     cold starts per server, the median is reported (default 3)
   --newheads-blocks <n>  blocks mined per newHeads latency row (default 20, after 3 unmeasured)
+  --mine-blocks <n>   empty blocks per anvil_mine of the transaction-loop rows (default 1000; 0: no loop rows)
   --json <file>       also write the results as JSON
   --rebuild           rebuild fixtures/bench from its source first
   -h, --help          print this help
@@ -68,6 +70,7 @@ interface Options {
   warmupMs: number
   coldRuns: number
   newHeadsBlocks: number
+  mineBlocks: number
   json: string | undefined
   rebuild: boolean
 }
@@ -84,6 +87,7 @@ function parseOptions(argv: string[]): Options | undefined {
       warmup: { type: 'string' },
       'cold-runs': { type: 'string' },
       'newheads-blocks': { type: 'string' },
+      'mine-blocks': { type: 'string' },
       json: { type: 'string' },
       rebuild: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -108,6 +112,7 @@ function parseOptions(argv: string[]): Options | undefined {
     warmupMs: num(values.warmup, 'warmup', 0.5, { min: 0, max: 60 }) * 1000,
     coldRuns: num(values['cold-runs'], 'cold-runs', 3, { integer: true, min: 0, max: 50 }),
     newHeadsBlocks: num(values['newheads-blocks'], 'newheads-blocks', 20, { integer: true, min: 0, max: 10_000 }),
+    mineBlocks: num(values['mine-blocks'], 'mine-blocks', 1000, { integer: true, min: 0, max: 10_000 }),
     json: values.json === undefined ? undefined : resolve(process.env.INIT_CWD ?? process.cwd(), values.json),
     rebuild: values.rebuild ?? false,
   }
@@ -463,6 +468,15 @@ async function main(argv: string[]): Promise<number> {
           log,
         })),
       )
+    }
+    // 5c. The transaction loop (./testLoop.ts), on the test endpoint (no credits): it mines, so it comes last.
+    if (opts.mineBlocks > 0) {
+      log('transaction loop (sends, deploys, snapshots, anvil_mine, a 20-test suite), one operation at a time...')
+      const gdTest: Endpoint = { name: 'gateway-double', port: gdChild.port, path: `/_double/rpc/${BENCH_NETWORK}`, host: `${LOOPBACK}:${gdChild.port}` }
+      const keys = index.accounts.filter((a) => /^s3\d$/.test(a.name)).map((a) => a.privateKey as `0x${string}`)
+      const deployData = blocks[0]!.calls.find((c) => c.to === undefined)!.data as `0x${string}`
+      const loop = { durationMs: opts.durationMs, rounds: opts.rounds, mineBlocks: opts.mineBlocks, log }
+      rows.push(...(await testLoopRows({ gatewayDouble: gdTest, anvil: anvilEp, chainId: index.chainId, token: token as `0x${string}`, deployData, keys, ...loop })))
     }
     await Promise.all([gdChild.process.stop(), anvilProcess.stop()])
     closeControlConnections()

@@ -29,7 +29,7 @@ const SHARED = resolve(ROOT, '../shared')
 
 /** The smallest value of each flag the scripts accept (or that still runs every row), by npm script. */
 const SMALL: Record<string, Record<string, string>> = {
-  bench: { duration: '0.1', concurrency: '1', rounds: '1', warmup: '0' },
+  bench: { duration: '0.1', concurrency: '1', rounds: '1', warmup: '0', 'mine-blocks': '10' },
   'bench:simulate': { runs: '1', warmup: '0' },
   'bench:trace': { runs: '1', warmup: '0' },
   // 100,000 gas: the loop runs and runs out of gas in milliseconds, not seconds; 2 maximal requests: one of each kind.
@@ -150,7 +150,7 @@ beforeAll(() => {
   if (existsSync(SHARED)) symlinkSync(SHARED, join(work, 'shared'))
   // The first `npm run bench` prints every row (one cold start, one newHeads block); the others
   // show their own flag, without the rows the first one showed.
-  lane(BENCH, () => copy, (l, i) => withFlags(l.line, { ...SMALL.bench, 'cold-runs': i === 0 ? '1' : '0', 'newheads-blocks': i === 0 ? '1' : '0' }))
+  lane(BENCH, () => copy, (l, i) => withFlags(l.line, { ...SMALL.bench, 'cold-runs': i === 0 ? '1' : '0', 'newheads-blocks': i === 0 ? '1' : '0', 'mine-blocks': i === 0 ? '10' : '0' }))
   lane(haveHistory ? OTHERS : OTHERS.filter((l) => l.heading !== beforeHeading()), () => ROOT, rewriteOther)
 }, 60_000)
 
@@ -204,6 +204,10 @@ describe('docs/benchmark.md: the commands it shows', () => {
         expect(row(out, 'newHeads: mine request to notification, 1 subscriber', 6)).toMatch(/notif\..*notif\./)
         expect(row(out, 'newHeads: mine request to notification, 100 subscribers', 6)).toMatch(/notif\..*notif\./)
         expect(row(out, 'cold start to first answer, default fixtures', 3)).toMatch(/\d ms .*\d ms/)
+        // The transaction loop: each row on both servers, none with a failed operation ("!").
+        for (const label of ['viem sendTransaction', 'ERC-20 transfer sent raw', 'deploy a 1.5 KB contract', 'evm_snapshot, an ERC-20 transfer', 'anvil_mine of 10 empty blocks', '20-test suite']) {
+          expect(row(out, label, 6), label).toMatch(/req\/s {2}.*req\/s {2}/)
+        }
         if (existsSync(join(SHARED, 'conformance/execution-apis/tests/chain.rlp'))) row(out, 'cold start to first answer, execution-apis chain (median of 1)', 2)
       }
       if (l.line.includes('--json')) {
