@@ -6,10 +6,14 @@
  * { "serviceHost": "localhost",
  *   "networks": { "ethereum": { "fixture": "../fixtures/ethereum", "port": 9001,
  *                               "excludeMethods": ["debug_*", "txpool_content"] } },
+ *   "accounts": { "team": { "plan": "developer" } },
  *   "keys": [{ "key": "...", "networks": ["ethereum"], "dailyCredits": 3000000,
  *              "creditsPerSecond": 500, "secret": "...",
+ *              "jwt": { "required": true, "publicKeys": [{ "name": "ci", "pem": "-----BEGIN PUBLIC KEY-----..." }] },
  *              "allowlists": { "origins": [], "userAgents": [], "contractAddresses": [], "methods": [],
- *                              "secretBypass": false } }] }
+ *                              "secretBypass": false } },
+ *            { "key": "...", "networks": ["ethereum"], "account": "team",
+ *              "limits": { "dailyCredits": 100000, "creditsPerSecond": 100 } }] }
  * ```
  *
  * Relative fixture folders are resolved from the config file's folder. Validation fails with a
@@ -19,6 +23,8 @@ import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ConfigError, describe, expectRecord, expectString, expectStringList, fail, onlyFields } from './configFields.ts'
+import { parseAccounts } from './accounts.ts'
+import type { AccountConfigInput } from './accounts.ts'
 import { parseKeys } from './keyConfig.ts'
 import type { KeyConfigInput } from './keyConfig.ts'
 import { compileMethodExclusions } from './methodAvailability.ts'
@@ -41,6 +47,8 @@ export interface GatewayConfig {
   readonly serviceHost: string
   readonly networks: Readonly<Record<string, NetworkSettings>>
   readonly keys: readonly KeyConfigInput[]
+  /** Accounts by name (./accounts.ts), when the file has any. */
+  readonly accounts?: Readonly<Record<string, AccountConfigInput>>
   /** `evmTimeout` in ms, when the file sets it. */
   readonly evmTimeoutMs?: number
 }
@@ -50,6 +58,7 @@ export interface GatewayConfigInput {
   /** geth's `--rpc.evmtimeout` as a duration: `"5s"`, `"1500ms"`, `"1m"`, `"0"` (no limit). */
   evmTimeout?: string
   networks: Record<string, { fixture: string; port?: number; excludeMethods?: string[] }>
+  accounts?: Record<string, AccountConfigInput>
   keys: KeyConfigInput[]
 }
 
@@ -94,7 +103,7 @@ export function parseExcludeMethods(v: unknown, where: string): ReturnType<typeo
 /** Validates a parsed config file; relative fixture folders are resolved from `baseDir`. */
 export function parseConfig(input: unknown, baseDir: string): GatewayConfig {
   const obj = expectRecord(input, 'config')
-  onlyFields(obj, ['serviceHost', 'networks', 'keys', 'evmTimeout'], 'config')
+  onlyFields(obj, ['serviceHost', 'networks', 'accounts', 'keys', 'evmTimeout'], 'config')
   const serviceHost = parseServiceHost(obj.serviceHost)
   const evmTimeoutMs = obj.evmTimeout === undefined ? undefined : parseDuration(obj.evmTimeout, 'evmTimeout')
   const rawNetworks = expectRecord(obj.networks, 'networks')
@@ -118,9 +127,10 @@ export function parseConfig(input: unknown, baseDir: string): GatewayConfig {
     if (other !== undefined) fail(`networks.${name}.port`, `port ${port} is already network ${JSON.stringify(other)}'s`)
     ports.set(port, name)
   }
-  parseKeys(obj.keys, Object.keys(networks))
+  parseKeys(obj.keys, Object.keys(networks), 'keys', parseAccounts(obj.accounts))
   const keys = structuredClone(obj.keys as KeyConfigInput[])
-  return evmTimeoutMs === undefined ? { serviceHost, networks, keys } : { serviceHost, networks, keys, evmTimeoutMs }
+  const accounts = obj.accounts === undefined ? {} : { accounts: structuredClone(obj.accounts as Record<string, AccountConfigInput>) }
+  return { serviceHost, networks, keys, ...accounts, ...(evmTimeoutMs === undefined ? {} : { evmTimeoutMs }) }
 }
 
 /** The longest time limit a duration may set: a day (longer is no limit in practice; use 0). */

@@ -119,6 +119,51 @@ export class ThroughputExceededError extends LimitError {
   }
 }
 
+/**
+ * The key's own per-second credit cap (a user-defined key setting below the account's plan) is
+ * used up for this second (429, event -33300; wording from the service's "set rate limits" page).
+ */
+export class KeyThroughputExceededError extends LimitError {
+  override readonly name = 'KeyThroughputExceededError'
+  readonly httpStatus = 429
+  readonly event = -33300
+  readonly details =
+    'You have surpassed your user-defined key throughput limit setting. To make more requests with this key, review key setting configurations.'
+  constructor() {
+    super(429, 'Too Many Requests')
+  }
+}
+
+/**
+ * The key's own daily credit cap is used up: the key is refused until 00:00 UTC (429, event
+ * -33400). The service's error table names the event only ("Too Many Requests", a user-defined
+ * daily limit); the details are written after the -33300 body's (a choice).
+ */
+export class KeyDailyLimitExceededError extends LimitError {
+  override readonly name = 'KeyDailyLimitExceededError'
+  readonly httpStatus = 429
+  readonly event = -33400
+  readonly details =
+    'You have surpassed your user-defined key daily credit limit setting. To make more requests with this key, review key setting configurations.'
+  constructor() {
+    super(429, 'Too Many Requests')
+  }
+}
+
+/**
+ * A key that requires a JWT got none, or any key got one that does not verify (bad signature,
+ * expired, wrong audience, unknown key id): 401 `invalid JWT`, the service's error table's body,
+ * plain text as its other 401s. The realm follows their pattern (a choice); `reason` is for logs.
+ */
+export class InvalidJwtError extends UnauthorizedError {
+  override readonly name = 'InvalidJwtError'
+  readonly reason: string
+  constructor(reason: string) {
+    super('invalid JWT', 'Auth failure, invalid JWT')
+    this.reason = reason
+  }
+}
+
 /** A plain-text refusal that is not an authentication failure (no challenge header). */
 abstract class PlainTextError extends GatewayError {
   readonly bodyKind = 'text'

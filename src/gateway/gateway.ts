@@ -6,12 +6,14 @@
  * Order, each step refusing before the next runs (refusals charge nothing):
  * 1. OPTIONS: CORS preflight, 204.
  * 2. Request rules: route (404/405/401 missing key) → host (404 unknown network) → key (401) →
- *    secret (403/401) → network enabled (401) → origin and user-agent allowlists (403).
+ *    secret (403/401) → network enabled (401) → origin and user-agent allowlists (403) → a key's
+ *    JWT (401 `invalid JWT`, ./rules/jwt.ts; asynchronous, so after the synchronous rules).
  * 3. Body: JSON parse (-32700), single or batch (empty batch -32600, over `batchLimit` -32600
  *    `batch too large`), each message through `parseMessage`.
  * 4. Call rules: method and contract-address allowlists (403 for the whole request).
  * 5. Credits: the whole request's cost is checked and deducted in one synchronous step (402 daily
- *    balance, 429 throughput), before the first `await`, so concurrent requests never overdraw.
+ *    balance, 429 the key's own caps -33400/-33300 and the plan's throughput -33200), before the
+ *    first `await`, so concurrent requests never overdraw.
  * 4b. Scripted faults (./faults.ts): the first fault matching the request's network, key and
  *    methods answers instead (429, 402, 5xx, drop, timeout: nothing charged), or delays it (latency).
  * 6. `execute` per call (batch calls concurrently), answers in request order.
@@ -30,6 +32,8 @@ import { DEFAULT_EVM_TIMEOUT_MS, DEFAULT_SLICE_MS } from '../chain/vm/executionG
 import type { RpcContext } from '../rpc/method.ts'
 import { defaultRpcBackend, silentLogger } from './backend.ts'
 import type { Logger, RpcBackend } from './backend.ts'
+import { parseAccounts } from './accounts.ts'
+import type { AccountConfigInput, AccountSettings } from './accounts.ts'
 import { ConfigError, DEFAULT_SERVICE_HOST, parseExcludeMethods, parseKeys, parseNetworkName, parseServiceHost } from './config.ts'
 import type { KeyConfigInput, KeySettings } from './config.ts'
 import { createControllableClock } from './clock.ts'
@@ -40,7 +44,7 @@ import { IntervalMining } from './intervalMining.ts'
 import type { GatewayControl } from './control/types.ts'
 import { decorate, gatewayFailure } from './cors.ts'
 import { CreditLedger, systemClock } from './credits.ts'
-import type { Clock } from './credits.ts'
+import type { Clock, QuotaAlert } from './credits.ts'
 import { FaultAnswers } from './faultAnswers.ts'
 import { FaultBook } from './faults.ts'
 import { FilterScopes } from './filterScopes.ts'
@@ -65,6 +69,14 @@ export interface GatewayOptions {
   readonly networks: Readonly<Record<string, Chain>>
   /** Keys in the config-file shape; validated here (a `ConfigError` names the field). */
   readonly keys: readonly KeyConfigInput[]
+  /** Accounts by name (./accounts.ts): plans keys share with `account`. */
+  readonly accounts?: Readonly<Record<string, AccountConfigInput>>
+  /**
+   * Told when a daily quota (an account's, or a key's own cap) crosses 75, 85 or 100%, once a
+   * day each, as the service's alert emails; also written to the logger's `info` and the control
+   * event stream.
+   */
+  readonly onQuotaAlert?: (alert: QuotaAlert) => void
   /** Default `localhost`. */
   readonly serviceHost?: string
   /**
@@ -144,6 +156,7 @@ interface Settings {
   readonly serviceHost: string
   readonly networks: Map<string, Network>
   readonly keys: Map<string, KeySettings>
+  readonly accounts: Map<string, AccountSettings>
   readonly clock: ControllableClock
   readonly logger: Logger
   readonly rpc: RpcBackend
@@ -170,7 +183,8 @@ function settingsOf(options: GatewayOptions): Settings {
   for (const name of Object.keys(options.excludeMethods ?? {})) {
     if (!networks.has(name)) throw new ConfigError(`excludeMethods.${name}: unknown network (served: ${[...networks.keys()].join(', ')})`)
   }
-  const keys = new Map(parseKeys(options.keys, networks.keys()).map((k) => [k.key, k]))
+  const accounts = parseAccounts(options.accounts)
+  const keys = new Map(parseKeys(options.keys, networks.keys(), 'keys', accounts).map((k) => [k.key, k]))
   const clock = createControllableClock(options.clock ?? systemClock)
   const batchLimit = options.batchLimit ?? DEFAULT_BATCH_LIMIT
   if (!Number.isSafeInteger(batchLimit) || batchLimit < 1) throw new TypeError(`batchLimit must be a positive integer, got ${batchLimit}`)
@@ -179,12 +193,12 @@ function settingsOf(options: GatewayOptions): Settings {
     sliceMs: nonNegativeInteger(options.evmSliceMs ?? DEFAULT_SLICE_MS, 'evmSliceMs'),
   }
   const socketLimits = parseSocketLimits(options.sockets)
-  return { serviceHost, networks, keys, clock, logger: options.logger ?? silentLogger, rpc: options.rpc ?? defaultRpcBackend, batchLimit, execution, socketLimits }
+  return { serviceHost, networks, keys, accounts, clock, logger: options.logger ?? silentLogger, rpc: options.rpc ?? defaultRpcBackend, batchLimit, execution, socketLimits }
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
   const settings = settingsOf(options)
-  const { serviceHost, networks, keys, clock, logger, socketLimits } = settings
+  const { serviceHost, networks, keys, accounts, clock, logger, socketLimits } = settings
   // Mined blocks take their timestamps from the gateway's clock, so `control.setClock` moves
   // block time too (a suite crossing midnight sees it in both credits and `block.timestamp`).
   // A chain given its own clock keeps it.
@@ -192,13 +206,21 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (chain.clock === SYSTEM_CLOCK) chain.setClock(clock)
   }
   const ledger = new CreditLedger(clock)
+  ledger.onAlert = (alert) => {
+    logger.info?.(`credits: ${alert.scope} ${alert.name} at ${alert.level}% of its daily quota (${alert.spent} of ${alert.quota})`)
+    try {
+      options.onQuotaAlert?.(alert)
+    } catch (err) {
+      logger.error('onQuotaAlert failure', err)
+    }
+  }
   const faults = new FaultBook()
   const faultAnswers = new FaultAnswers()
   const log = new RequestLog()
   const filterScopes = new FilterScopes({ clock, ...(options.filterLimits ? { limits: options.filterLimits } : {}), onError: (err) => logger.error('filter listener failure', err) })
   const intervals = new IntervalMining(logger)
   const devRpc = createDevRpc({ networks, intervals, logger, batchLimit: settings.batchLimit, filterScopes, execution: settings.execution })
-  const control = createControl({ serviceHost, networks, keys, ledger, clock, faults, log, intervals, devRpc })
+  const control = createControl({ serviceHost, networks, keys, accounts, ledger, clock, faults, log, intervals, devRpc })
   const pipeline = new RequestPipeline({ ...settings, ledger, faults, faultAnswers, log, filterScopes })
   const socketSide = createSocketSide({
     limits: socketLimits,
@@ -209,6 +231,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     newDraft: (socket) => pipeline.newDraft(socket),
     record: (draft, keyParent) => log.record(draft, keyParent),
     applyRequestRules: (state, draft) => pipeline.applyRequestRules(state, draft),
+    checkJwt: (state) => pipeline.checkJwt(state),
     answerBody: (state, body, draft, signal) => pipeline.answerBody(state, body, draft, 'message', signal),
     applyFault: (fault, signal) => faultAnswers.answer(fault, null, signal),
     decorate,

@@ -1,13 +1,18 @@
 /**
  * Keys as a config file (or `createApp`) writes them, validated and compiled: networks, the daily
- * balance and throughput, the secret, the allowlists.
+ * balance and throughput (the key's own, or its account's: ./accounts.ts) and the key's own caps,
+ * the secret, the JWT settings (./jwtConfig.ts), the allowlists.
  */
 import { ADDRESS_RE } from '../encoding/hex.ts'
 import { MAX_ALLOWLIST_ENTRIES, NO_ALLOWLISTS, compileOriginPattern } from './allowlists.ts'
 import type { Allowlists, OriginPattern } from './allowlists.ts'
 import { describe, expectPositiveInteger, expectRecord, expectString, expectStringList, fail, onlyFields } from './configFields.ts'
+import { parseKeyLimits } from './accounts.ts'
+import type { AccountSettings, KeyLimits } from './accounts.ts'
 import type { CreditAccount } from './credits.ts'
 import { DEFAULT_DAILY_CREDITS } from './credits.ts'
+import { parseJwtSettings } from './jwtConfig.ts'
+import type { JwtConfigInput, JwtSettings } from './jwtConfig.ts'
 
 /** A key is one path segment. */
 const KEY_RE = /^[A-Za-z0-9._~-]+$/
@@ -20,6 +25,11 @@ export interface KeySettings extends CreditAccount {
   readonly creditsPerSecond?: number
   readonly secret?: string
   readonly allowlists: Allowlists
+  /** The account whose plan the key draws on; undefined: the key is its own account. */
+  readonly account?: string
+  /** The key's own caps below its plan's. */
+  readonly limits?: KeyLimits
+  readonly jwt?: JwtSettings
 }
 
 /** The shape of a key in a config file (or passed to `createApp`). */
@@ -29,6 +39,11 @@ export interface KeyConfigInput {
   dailyCredits?: number
   creditsPerSecond?: number
   secret?: string
+  /** An account of `accounts` (its plan's balance and throughput); then no `dailyCredits`/`creditsPerSecond` here. */
+  account?: string
+  /** The key's own caps below the plan's: 429 -33300 per second, -33400 per day. */
+  limits?: { dailyCredits?: number; creditsPerSecond?: number }
+  jwt?: JwtConfigInput
   allowlists?: {
     origins?: string[]
     userAgents?: string[]
@@ -81,9 +96,9 @@ function parseAllowlists(v: unknown, where: string): Allowlists {
   return lists
 }
 
-function parseKey(v: unknown, networks: ReadonlySet<string>, where: string): KeySettings {
+function parseKey(v: unknown, networks: ReadonlySet<string>, accounts: ReadonlyMap<string, AccountSettings>, where: string): KeySettings {
   const obj = expectRecord(v, where)
-  onlyFields(obj, ['key', 'networks', 'dailyCredits', 'creditsPerSecond', 'secret', 'allowlists'], where)
+  onlyFields(obj, ['key', 'networks', 'dailyCredits', 'creditsPerSecond', 'secret', 'account', 'limits', 'jwt', 'allowlists'], where)
   const key = expectString(obj.key, `${where}.key`)
   if (!KEY_RE.test(key)) fail(`${where}.key`, `must be URL-safe (letters, digits, . _ ~ -), got ${JSON.stringify(key)}`)
   const names = expectStringList(obj.networks, `${where}.networks`)
@@ -92,14 +107,7 @@ function parseKey(v: unknown, networks: ReadonlySet<string>, where: string): Key
       fail(`${where}.networks[${i}]`, `unknown network ${JSON.stringify(name)} (configured: ${[...networks].join(', ') || 'none'})`)
     }
   })
-  const settings: {
-    key: string
-    networks: ReadonlySet<string>
-    dailyCredits: number
-    creditsPerSecond?: number
-    secret?: string
-    allowlists: Allowlists
-  } = {
+  const settings: { -readonly [K in keyof KeySettings]: KeySettings[K] } = {
     key,
     networks: new Set(names),
     dailyCredits:
@@ -109,15 +117,30 @@ function parseKey(v: unknown, networks: ReadonlySet<string>, where: string): Key
   if (obj.creditsPerSecond !== undefined) {
     settings.creditsPerSecond = expectPositiveInteger(obj.creditsPerSecond, `${where}.creditsPerSecond`)
   }
+  if (obj.account !== undefined) {
+    const name = expectString(obj.account, `${where}.account`)
+    const account = accounts.get(name)
+    if (!account) fail(`${where}.account`, `unknown account ${JSON.stringify(name)} (configured: ${[...accounts.keys()].join(', ') || 'none'})`)
+    for (const field of ['dailyCredits', 'creditsPerSecond']) {
+      if (obj[field] !== undefined) fail(`${where}.${field}`, `the key's plan is its account's (${name}); cap the key with limits.${field}`)
+    }
+    settings.account = name
+    settings.dailyCredits = account.dailyCredits
+    if (account.creditsPerSecond !== undefined) settings.creditsPerSecond = account.creditsPerSecond
+  }
+  const limits = parseKeyLimits(obj.limits, `${where}.limits`)
+  if (limits) settings.limits = limits
+  const jwt = parseJwtSettings(obj.jwt, `${where}.jwt`)
+  if (jwt) settings.jwt = jwt
   if (obj.secret !== undefined) settings.secret = expectString(obj.secret, `${where}.secret`)
   return settings
 }
 
-/** Validates a key list against the names of the networks served. */
-export function parseKeys(input: unknown, networks: Iterable<string>, where = 'keys'): KeySettings[] {
+/** Validates a key list against the names of the networks served and the accounts configured. */
+export function parseKeys(input: unknown, networks: Iterable<string>, where = 'keys', accounts: ReadonlyMap<string, AccountSettings> = new Map()): KeySettings[] {
   const names = new Set(networks)
   if (!Array.isArray(input)) fail(where, `must be an array of keys, got ${describe(input)}`)
-  const keys = input.map((k, i) => parseKey(k, names, `${where}[${i}]`))
+  const keys = input.map((k, i) => parseKey(k, names, accounts, `${where}[${i}]`))
   const seen = new Set<string>()
   keys.forEach((k, i) => {
     if (seen.has(k.key)) fail(`${where}[${i}].key`, `duplicate key ${JSON.stringify(k.key)}`)

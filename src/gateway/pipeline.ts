@@ -34,6 +34,8 @@ import {
 } from './rules/allowlist.ts'
 import { createApiKeyRule } from './rules/apiKey.ts'
 import { createHostRule } from './rules/host.ts'
+import { createJwtRule } from './rules/jwt.ts'
+import type { JwtCheck } from './rules/jwt.ts'
 import { createNetworkAccessRule } from './rules/networkAccess.ts'
 import { createRouteRule } from './rules/route.ts'
 import { createSecretRule } from './rules/secret.ts'
@@ -67,6 +69,8 @@ export class RequestPipeline {
   readonly #deps: PipelineDeps
   readonly #requestRules: readonly RequestRule[]
   readonly #callRules: readonly CallRule[] = [createMethodAllowlistRule(), createContractAddressAllowlistRule()]
+  /** After the request rules: a key's JWT, asynchronous when there is one to verify. */
+  readonly checkJwt: JwtCheck
   /** The log's time of the last request, kept for the next ones in the same millisecond. */
   #lastMs = NaN
   #lastIso = ''
@@ -82,6 +86,7 @@ export class RequestPipeline {
       createOriginAllowlistRule(),
       createUserAgentAllowlistRule(),
     ]
+    this.checkJwt = createJwtRule(deps.clock)
   }
 
   #isoTime(ms: number): string {
@@ -205,6 +210,8 @@ export class RequestPipeline {
     const state: RequestState = { request, secretVerified: false }
     try {
       this.applyRequestRules(state, draft)
+      const jwt = this.checkJwt(state)
+      if (jwt !== undefined) await jwt
       if (state.websocket === true) {
         // `/ws/v3/` asked without an upgrade (or by a transport that has no WebSocket server).
         checkHandshake(request)

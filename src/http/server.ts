@@ -21,7 +21,7 @@ import type { GatewayConfig, KeyConfigInput } from '../gateway/config.ts'
 import type { Clock } from '../gateway/credits.ts'
 import type { GatewayControl } from '../gateway/control/types.ts'
 import { createGateway } from '../gateway/gateway.ts'
-import type { Gateway, Logger, RpcBackend } from '../gateway/gateway.ts'
+import type { Gateway, GatewayOptions, Logger, RpcBackend } from '../gateway/gateway.ts'
 import type { GatewayApp } from './app.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
 import { assignNetworkPorts } from './networkPorts.ts'
@@ -46,6 +46,10 @@ export interface StartServerOptions {
   readonly chains?: Readonly<Record<string, Chain>>
   /** Keys instead of the config's. */
   readonly keys?: readonly KeyConfigInput[]
+  /** Accounts instead of the config's (src/gateway/accounts.ts). */
+  readonly accounts?: GatewayOptions['accounts']
+  /** Told when a daily quota crosses 75, 85 or 100% (`GatewayOptions.onQuotaAlert`). */
+  readonly onQuotaAlert?: GatewayOptions['onQuotaAlert']
   /** Default 8545; 0 picks a free port. */
   readonly port?: number
   /** Address to bind. Default 127.0.0.1. */
@@ -156,6 +160,8 @@ async function createServerGateway(opts: StartServerOptions): Promise<{ config: 
   const gateway = createGateway({
     networks: chains,
     keys: opts.keys ?? config.keys,
+    ...(opts.accounts ?? config.accounts ? { accounts: opts.accounts ?? config.accounts } : {}),
+    ...(opts.onQuotaAlert ? { onQuotaAlert: opts.onQuotaAlert } : {}),
     serviceHost: config.serviceHost,
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),

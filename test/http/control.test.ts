@@ -137,7 +137,7 @@ describe('keys', () => {
     const app = controlApp()
     const c = ctl(app)
     const res = await c.put(`/keys/${DEV_KEY}/credits`, { remaining: 80 })
-    expect(res.body).toEqual({ key: DEV_KEY, networks: ['ethereum', 'polygon', 'base'], dailyCredits: 3_000_000, creditsPerSecond: null, remaining: 80, hasSecret: false })
+    expect(res.body).toEqual({ key: DEV_KEY, networks: ['ethereum', 'polygon', 'base'], dailyCredits: 3_000_000, creditsPerSecond: null, remaining: 80, hasSecret: false, account: null, limits: null, spentToday: 2_999_920, jwt: null })
     expect((await rpc(app, call('eth_blockNumber'))).status).toBe(200)
     expect((await rpc(app, call('eth_chainId', [], 9))).body).toMatchObject({ id: 9, error: { code: 402 } })
     expect((await c.put(`/keys/${DEV_KEY}/credits`, { remaining: -1 })).body.error.message).toBe('remaining: must be an integer of at least 0, got -1')

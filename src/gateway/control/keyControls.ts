@@ -11,8 +11,9 @@ import type { ControlDeps, GatewayControl } from './types.ts'
 
 export type KeyControls = Pick<GatewayControl, 'keys' | 'key' | 'addKeys' | 'setCredits' | 'setNetworkEnabled'>
 
-export function createKeyControls(deps: Pick<ControlDeps, 'networks' | 'keys' | 'ledger'>): KeyControls {
+export function createKeyControls(deps: Pick<ControlDeps, 'networks' | 'keys' | 'ledger'> & Partial<Pick<ControlDeps, 'accounts'>>): KeyControls {
   const { networks, keys, ledger } = deps
+  const accounts = deps.accounts ?? new Map()
   const info = (k: KeySettings) => keyInfo(k, ledger)
   return {
     keys: () => [...keys.values()].map(info),
@@ -22,7 +23,7 @@ export function createKeyControls(deps: Pick<ControlDeps, 'networks' | 'keys' | 
     addKeys(input) {
       let parsed: KeySettings[]
       try {
-        parsed = parseKeys(input, networks.keys())
+        parsed = parseKeys(input, networks.keys(), 'keys', accounts)
       } catch (err) {
         if (err instanceof ConfigError) throw new ControlError(400, err.message)
         throw err

@@ -60,6 +60,10 @@ export function keyInfo(k: KeySettings, ledger: CreditLedger): KeyInfo {
     creditsPerSecond: k.creditsPerSecond ?? null,
     remaining: ledger.balance(k),
     hasSecret: k.secret !== undefined,
+    account: k.account ?? null,
+    limits: k.limits === undefined ? null : { dailyCredits: k.limits.dailyCredits ?? null, creditsPerSecond: k.limits.creditsPerSecond ?? null },
+    spentToday: ledger.keySpent(k),
+    jwt: k.jwt === undefined ? null : { required: k.jwt.required, keyIds: [...k.jwt.keys.keys()] },
   }
 }
 

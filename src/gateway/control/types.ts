@@ -7,6 +7,7 @@ import type { Chain } from '../../chain/chain.ts'
 import type { BlockRecord } from '../../chain/blocks/types.ts'
 import type { MiningMode, ReorgOptions, ReorgResult } from '../../chain/mining/miner.ts'
 import type { ControllableClock } from '../clock.ts'
+import type { AccountSettings } from '../accounts.ts'
 import type { KeySettings } from '../config.ts'
 import type { CreditLedger } from '../credits.ts'
 import type { Fault, FaultBook, FaultInput } from '../faults.ts'
@@ -74,6 +75,14 @@ export interface KeyInfo {
   /** Credits left today. */
   readonly remaining: number
   readonly hasSecret: boolean
+  /** The account whose plan the key draws on (null: the key is its own). */
+  readonly account: string | null
+  /** The key's own caps below the plan's (null: none). */
+  readonly limits: { readonly dailyCredits: number | null; readonly creditsPerSecond: number | null } | null
+  /** Credits the key itself spent today (with an account, part of the account's). */
+  readonly spentToday: number
+  /** The key's JWT settings: whether it requires one, and its public keys' ids (null: no JWT settings). */
+  readonly jwt: { readonly required: boolean; readonly keyIds: readonly string[] } | null
 }
 
 export interface NetworkInfo {
@@ -210,6 +219,7 @@ export interface ControlDeps {
   readonly serviceHost: string
   readonly networks: Map<string, Network>
   readonly keys: Map<string, KeySettings>
+  readonly accounts: ReadonlyMap<string, AccountSettings>
   readonly ledger: CreditLedger
   readonly clock: ControllableClock
   readonly faults: FaultBook

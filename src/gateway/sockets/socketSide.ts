@@ -37,6 +37,8 @@ export interface SocketSideDeps extends EventDeps {
   now(): number
   /** The request rules in order (route, host, key, secret, network, origin and user-agent allowlists). */
   applyRequestRules(state: RequestState, draft: LogDraft): void
+  /** A key's JWT (../rules/jwt.ts): undefined when there is none to verify. */
+  checkJwt(state: RequestState): Promise<void> | undefined
   answerBody(state: RequestState, body: Buffer | string, draft: LogDraft, signal: AbortSignal): Promise<Answered>
   /** A fault's HTTP answer (holding the request for latency and timeout); undefined: go on. */
   applyFault(fault: Fault, signal: AbortSignal | undefined): Promise<HttpResponse | undefined>
@@ -107,6 +109,7 @@ export function createSocketSide(deps: SocketSideDeps): SocketSide {
   async function decide(state: RequestState, draft: LogDraft, connection: number): Promise<UpgradeAnswer> {
     try {
       deps.applyRequestRules(state, draft)
+      await deps.checkJwt(state)
       checkHandshake(state.request)
       const key = state.key!
       if (deps.ledger.limitReached(key) || deps.ledger.balance(key) < CHEAPEST_CALL) throw new DailyCreditsExceededError()
