@@ -4,7 +4,8 @@
 // build newer than every source file (`npm run build`, which `npm ci` and `npm install` run
 // through `prepare`); otherwise (no build, a failed one, or a source edited since) tsx, a
 // devDependency, registers its ESM loader in this process and the sources run as they are.
-import { existsSync, readdirSync, statSync } from 'node:fs'
+// `--version` alone is answered here, from package.json, before anything else is read or loaded.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -30,8 +31,11 @@ function freshBuild() {
   }
 }
 
+const args = process.argv.slice(2)
 let cli
-if (!existsSync(join(root, 'src')) || freshBuild()) {
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+  process.stdout.write(`${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`)
+} else if (!existsSync(join(root, 'src')) || freshBuild()) {
   cli = await import('../dist/cli.js')
 } else {
   let register
@@ -44,4 +48,4 @@ if (!existsSync(join(root, 'src')) || freshBuild()) {
   register()
   cli = await import('../src/cli.ts')
 }
-process.exitCode = await cli.main(process.argv.slice(2))
+if (cli !== undefined) process.exitCode = await cli.main(args)

@@ -9,6 +9,15 @@
 // where a dApp's suite needs these helpers. Everything else is ES modules only (`require` of it
 // works from Node itself on Node >= 20.19, e.g. in a jest globalSetup).
 //
+// Then the start path is bundled (esbuild, issue 19: module resolution and file reads were most of
+// a start): each entry of package.json's exports and the CLI becomes one file, the modules they
+// share go to dist/chunks/, and what they import with import() (the subcommands, the builder,
+// capture) stays in chunks of its own, loaded when used. Dependencies are not bundled (users'
+// copies of EthereumJS, viem or ws stay the ones the package uses). tsc's other .js files are
+// removed (their declarations stay): what runs is the bundle. A module that finds files next to
+// itself (import.meta.url) is given the URL its tsc output would have had, so config/default.json,
+// package.json and the dependencies it requires resolve as before.
+//
 // `--if-stale` (`npm run bench`, which measures the build): does nothing when dist/.built is newer
 // than every file under src/ and than this script, package.json and the tsconfigs: the rule
 // bin/gateway-double.js uses to run dist/, so what the bench starts is the build it would run.
@@ -17,9 +26,10 @@
 // a failed build only prints a line (bin/ then runs the sources through tsx), and it does nothing
 // under `npm pack` / `npm publish`, where `prepack` has just built.
 import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { copyFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const require = createRequire(import.meta.url)
@@ -74,4 +84,68 @@ if (foreign.length > 0) fail(`src/http/client.ts ships as CommonJS too and must 
 writeFileSync(at('dist/client.cjs'), client.outputText)
 copyFileSync(at('dist/http/client.d.ts'), at('dist/client.d.cts'))
 
+await bundle()
+
 writeFileSync(at('dist/.built'), '')
+
+/** The hash src/chain/loading/verifiedCache.ts computes of the code a cached chain depends on, at build time (the bundle has no src/chain to read). */
+function codeHash() {
+  const hash = createHash('sha256')
+  for (const dir of ['src/chain', 'src/encoding'].map((d) => join(root, d))) {
+    for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
+      if (/\.(ts|js)$/.test(file)) hash.update(file).update(readFileSync(join(dir, file)))
+    }
+  }
+  return hash
+}
+
+async function bundle() {
+  let esbuild
+  try {
+    esbuild = await import('esbuild')
+  } catch {
+    fail('esbuild is not installed')
+  }
+  const src = join(root, 'src')
+  const entries = { index: 'src/index.ts', cli: 'src/cli.ts', 'http/client': 'src/http/client.ts', 'testing/vitest': 'src/testing/vitest.ts' }
+  const vmVersion = JSON.parse(readFileSync(join(root, 'node_modules/@ethereumjs/vm/package.json'), 'utf8')).version
+  const selfUrl = {
+    name: 'tsc-output-urls',
+    setup(build) {
+      build.onLoad({ filter: /\/src\/.*\.ts$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8')
+        if (!text.includes('import.meta.url')) return undefined
+        // Where tsc puts this module, from the dist/ folder of whichever file of the bundle holds it.
+        const own = relative(src, args.path).replace(/\.ts$/, '.js')
+        const url = `new URL(${JSON.stringify(`./${own}`)}, import.meta.url.slice(0, import.meta.url.lastIndexOf('/dist/') + 6)).href`
+        return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' }
+      })
+    },
+  }
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: entries,
+    outdir: 'dist',
+    chunkNames: 'chunks/[name]_[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    allowOverwrite: true,
+    define: { 'globalThis.GATEWAY_DOUBLE_CODE_HASH': JSON.stringify(codeHash().update(`@ethereumjs/vm@${vmVersion}`).digest('hex')) },
+    plugins: [selfUrl],
+    metafile: true,
+    logLevel: 'warning',
+  })
+  const kept = new Set(Object.keys(result.metafile.outputs).map((f) => join(root, f)))
+  const prune = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) prune(path)
+      else if (path.endsWith('.js') && !kept.has(path)) rmSync(path)
+    }
+  }
+  prune(join(root, 'dist'))
+}

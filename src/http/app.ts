@@ -7,11 +7,11 @@
  * With `control: true`, the control routes (./controlRoutes.ts) answer under `/_double/` first;
  * without it, `/_double/...` reaches the core like any other unknown path (404).
  */
-import express from 'express'
 import type { ErrorRequestHandler, Express } from 'express'
 import { createGateway, silentLogger } from '../gateway/gateway.ts'
 import type { Gateway, GatewayOptions } from '../gateway/gateway.ts'
 import { CONTROL_PREFIX, createControlRouter } from './controlRoutes.ts'
+import { loadExpress } from './express.ts'
 import { answerFailure, createNodeHandler } from './nodeHandler.ts'
 
 export interface AppOptions {
@@ -29,6 +29,7 @@ export interface GatewayApp extends Express {
 
 export function createApp(deps: AppDeps | ({ gateway: Gateway; logger?: GatewayOptions['logger'] } & AppOptions)): GatewayApp {
   const gateway = 'gateway' in deps ? deps.gateway : createGateway(deps)
+  const express = loadExpress()
   const app = express()
   app.disable('x-powered-by')
   app.disable('etag')

@@ -12,7 +12,6 @@
  * and Anvil's test methods, src/gateway/devRpc.ts), bodies up to 32 MiB (a state dump can be
  * large), always 200 with the JSON-RPC answer.
  */
-import express from 'express'
 import type { ErrorRequestHandler, Request, Router } from 'express'
 import { ControlError, ControlInputError } from '../gateway/controlError.ts'
 import type { GatewayControl } from '../gateway/control/types.ts'
@@ -20,6 +19,7 @@ import type { Logger } from '../gateway/gateway.ts'
 import { silentLogger } from '../gateway/gateway.ts'
 
 import { CONTROL_PREFIX } from './controlPrefix.ts'
+import { loadExpress } from './express.ts'
 
 export { CONTROL_PREFIX }
 
@@ -48,6 +48,7 @@ function param(req: Request, name: string): string {
 export const DEV_RPC_BODY_LIMIT = 32 * 1024 * 1024
 
 export function createControlRouter(control: GatewayControl, logger: Logger = silentLogger): Router {
+  const express = loadExpress()
   const router = express.Router()
   // The test endpoint reads its body raw: JSON-RPC parse errors are its own answers.
   router.post('/rpc/:network', express.raw({ type: () => true, limit: DEV_RPC_BODY_LIMIT }), async (req, res) => {

@@ -32,6 +32,7 @@ const SMALL: Record<string, Record<string, string>> = {
   bench: { duration: '0.1', concurrency: '1', rounds: '1', warmup: '0', 'mine-blocks': '10' },
   'bench:simulate': { runs: '1', warmup: '0' },
   'bench:trace': { runs: '1', warmup: '0' },
+  'bench:start': { runs: '1' },
   // 100,000 gas: the loop runs and runs out of gas in milliseconds, not seconds; 2 maximal requests: one of each kind.
   'bench:robustness': { duration: '0.3', rounds: '1', heavy: '1', gas: '100000', maximal: '2' },
 }
@@ -173,7 +174,7 @@ const ran = (line: string) => {
 
 describe('docs/benchmark.md: the commands it shows', () => {
   it('shows the commands this test knows how to run, each of the bench scripts at least once', () => {
-    for (const script of ['bench', 'bench:simulate', 'bench:trace', 'bench:robustness']) {
+    for (const script of ['bench', 'bench:simulate', 'bench:trace', 'bench:robustness', 'bench:start']) {
       expect(LINES.some((l) => l.line.startsWith(`npm run ${script} `) || l.line === `npm run ${script}`), script).toBe(true)
     }
     // Every script of package.json the page names is one of them (a new one needs its small form).
@@ -247,6 +248,17 @@ describe('docs/benchmark.md: the commands it shows', () => {
       expectClean(r)
       for (const name of tableRowNames(trace.line)) row(r.stdout, name, 5)
       expect(r.stdout).toMatch(/^Anvil [\d.]+'s steps, failed and returnValue are gateway-double's/m)
+    }, 300_000)
+
+    const start = OTHERS.find((l) => l.line.startsWith('npm run bench:start'))!
+    it(`${start.line}: import, --version and cold start, each with its target`, async () => {
+      const r = await ran(start.line)
+      expectClean(r)
+      expect(row(r.stdout, "import('gateway-double')", 2)).toMatch(/\d ms .*<= 150 ms +(met|MISSED)$/)
+      expect(row(r.stdout, 'gateway-double --version', 3)).toMatch(/\d ms .*\d ms .*<= 300 ms +(met|MISSED)$/)
+      expect(row(r.stdout, 'cold start to first answer, default fixtures', 3)).toMatch(/\d ms .*\d ms .*<= 250 ms +(met|MISSED)$/)
+      for (const scale of ['for scale: node -e 0', 'for scale: npx --version']) row(r.stdout, scale, 1)
+      expect(r.stdout).toMatch(/^targets: \d+ met, \d+ missed/m)
     }, 300_000)
 
     const robustness = OTHERS.filter((l) => l.line.startsWith('npm run bench:robustness'))

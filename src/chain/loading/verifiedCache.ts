@@ -85,9 +85,15 @@ interface CacheFile {
 
 let codeHash: string | undefined
 
-/** A hash of the code a cached result depends on: every module of src/chain (its rooms included) and src/encoding. */
+/**
+ * A hash of the code a cached result depends on: every module of src/chain (its rooms included) and
+ * src/encoding. The build (scripts/build.mjs) computes it the same way and writes it into the bundle,
+ * which has no src/chain to read: a start reads no module to know it.
+ */
 function ownCodeHash(): string {
   if (codeHash) return codeHash
+  const built = (globalThis as { GATEWAY_DOUBLE_CODE_HASH?: string }).GATEWAY_DOUBLE_CODE_HASH
+  if (built !== undefined) return (codeHash = built)
   const hash = createHash('sha256')
   const chainDir = join(dirname(fileURLToPath(import.meta.url)), '..')
   for (const dir of [chainDir, join(chainDir, '../encoding')]) {
