@@ -107,7 +107,13 @@ async function bundle() {
     fail('esbuild is not installed')
   }
   const src = join(root, 'src')
-  const entries = { index: 'src/index.ts', cli: 'src/cli.ts', 'http/client': 'src/http/client.ts', 'testing/vitest': 'src/testing/vitest.ts' }
+  // The ES module targets of package.json's exports (dist/<path>.js, built from src/<path>.ts), and the CLI.
+  const entries = { cli: 'src/cli.ts' }
+  const targets = (v) => (typeof v === 'string' ? [v] : Object.entries(v).flatMap(([k, x]) => (k === 'require' || k === 'types' ? [] : targets(x))))
+  for (const target of targets(JSON.parse(readFileSync(at('package.json'), 'utf8')).exports)) {
+    const m = /^\.\/dist\/(.+)\.js$/.exec(target)
+    if (m) entries[m[1]] = `src/${m[1]}.ts`
+  }
   const vmVersion = JSON.parse(readFileSync(join(root, 'node_modules/@ethereumjs/vm/package.json'), 'utf8')).version
   const selfUrl = {
     name: 'tsc-output-urls',
