@@ -32,7 +32,8 @@ import { localhostLookup } from '../src/http/client.ts'
 import type { LoadResult } from './load.ts'
 import type { Endpoint, TrackedChild } from './processes.ts'
 import { LOOPBACK, closeControlConnections, freePort, post, residentMemory, spawnTracked, stopAll } from './processes.ts'
-import { formatTable, targetsLine, withVerdicts } from './report.ts'
+import { figureOf, formatTable, targetsLine, withVerdicts } from './report.ts'
+import { checkoutBefore } from './before.ts'
 import type { ColdStartRow, LatencyRow, MemoryRow, ReferenceRow, Row, ServerStats, ThroughputRow } from './report.ts'
 import { RpcClient } from './rpc.ts'
 import type { Mismatch, Verification } from './verify.ts'
@@ -53,6 +54,9 @@ Options:
   --mine-blocks <n>   empty blocks per anvil_mine of the transaction-loop rows (default 1000; 0: no loop rows)
   --json <file>       also write the results as JSON
   --rebuild           rebuild fixtures/bench from its source first
+  --before <git ref>  also run the throughput rows and the memory row against that commit, checked
+                      out and built in a temporary worktree, its server alternated with this one;
+                      the table adds the ratio new/before
   -h, --help          print this help
 `
 
@@ -73,6 +77,7 @@ interface Options {
   mineBlocks: number
   json: string | undefined
   rebuild: boolean
+  before: string | undefined
 }
 
 function parseOptions(argv: string[]): Options | undefined {
@@ -90,6 +95,7 @@ function parseOptions(argv: string[]): Options | undefined {
       'mine-blocks': { type: 'string' },
       json: { type: 'string' },
       rebuild: { type: 'boolean' },
+      before: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -115,6 +121,7 @@ function parseOptions(argv: string[]): Options | undefined {
     mineBlocks: num(values['mine-blocks'], 'mine-blocks', 1000, { integer: true, min: 0, max: 10_000 }),
     json: values.json === undefined ? undefined : resolve(process.env.INIT_CWD ?? process.cwd(), values.json),
     rebuild: values.rebuild ?? false,
+    before: values.before,
   }
 }
 
@@ -147,9 +154,10 @@ class GatewayChild {
     readonly loadMs: number,
   ) {}
 
-  static async start(configPath: string, options: object = {}, timeoutMs = 180_000): Promise<GatewayChild> {
-    const child = spawnTracked(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/gatewayServer.ts'), configPath, JSON.stringify(options)], {
-      cwd: ROOT,
+  /** Starts `root`'s bench/gatewayServer.ts (this project's, or the `--before` checkout's). */
+  static async start(configPath: string, options: object = {}, root = ROOT, timeoutMs = 180_000): Promise<GatewayChild> {
+    const child = spawnTracked(process.execPath, ['--import', 'tsx', join(root, 'bench/gatewayServer.ts'), configPath, JSON.stringify(options)], {
+      cwd: root,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     })
     const ready = await new Promise<FromServer>((resolveReady, reject) => {
@@ -182,12 +190,14 @@ class GatewayChild {
   }
 }
 
+type ServerName = 'gateway-double' | 'anvil' | 'before'
+
 interface RowSpec {
   id: string
   label: string
   method: string
   /** Params of request i to a server; `fixed` rows send one identical body (per server). */
-  params: (i: number, server: 'gateway-double' | 'anvil') => unknown[]
+  params: (i: number, server: ServerName) => unknown[]
   fixed: boolean
   /** Compares one answer of each server; differences are reported, not fatal. */
   compare: (gd: unknown, anvil: unknown) => Mismatch[]
@@ -244,6 +254,8 @@ async function main(argv: string[]): Promise<number> {
   const t0 = performance.now()
   anvilBinary() // fails early, with a clear message, where Anvil cannot run
   const tmp = mkdtempSync(join(tmpdir(), 'gateway-double-bench-'))
+  /** What to undo at the end: the --before checkout's worktree. */
+  const removeAtEnd: (() => void)[] = []
   const tally = new CreditTally()
   try {
     // 1. The chain.
@@ -286,6 +298,12 @@ async function main(argv: string[]): Promise<number> {
     const gd = new RpcClient(gdEndpoint, (method, status) => tally.add(method, status))
     const anvil = new RpcClient(anvilEp)
     log(`  gateway-double loaded the bench chain in ${Math.round(gdChild.loadMs)} ms (port ${gdChild.port}, pid ${gdChild.process.pid})`)
+    // --before: that commit's server on the same chain and config, started as this one is (its own bench/gatewayServer.ts).
+    const before = opts.before === undefined ? undefined : checkoutBefore(opts.before, join(tmp, 'before'), log)
+    if (before !== undefined) removeAtEnd.push(before.remove)
+    const beforeChild = before === undefined ? undefined : await GatewayChild.start(configPath, {}, before.dir)
+    const beforeEndpoint: Endpoint | undefined = beforeChild && { ...gdEndpoint, name: 'before', port: beforeChild.port }
+    if (beforeChild) log(`  before (${before!.commit.slice(0, 12)}) loaded the bench chain in ${Math.round(beforeChild.loadMs)} ms (port ${beforeChild.port})`)
     await waitForAnswer(anvil, anvilProcess)
     const replay = await replayOnAnvil(anvil, blocks)
     log(`  replayed ${blocks.reduce((n, b) => n + b.rawTransactions.length, 0)} signed transactions onto Anvil in ${head} blocks in ${Math.round(replay.ms)} ms (port ${anvilPort}, pid ${anvilProcess.pid})`)
@@ -305,9 +323,10 @@ async function main(argv: string[]): Promise<number> {
     let distinctNext = 0
     // A log filter on the token on each server, polled by the eth_getFilterChanges row (nothing is
     // mined meanwhile: each poll answers []; polling keeps it alive).
-    const filterIds = {
+    const filterIds: Record<ServerName, string> = {
       'gateway-double': (await gd.call('eth_newFilter', [{ address: token }])) as string,
       anvil: (await anvil.call('eth_newFilter', [{ address: token }])) as string,
+      before: beforeEndpoint === undefined ? '' : ((await new RpcClient(beforeEndpoint).call('eth_newFilter', [{ address: token }])) as string),
     }
     const specs: RowSpec[] = [
       { id: 'eth_blockNumber', label: 'eth_blockNumber', method: 'eth_blockNumber', fixed: true, params: () => [], compare: (a, b) => (a === b ? [] : [{ what: 'eth_blockNumber', gatewayDouble: a, anvil: b }]) },
@@ -358,32 +377,35 @@ async function main(argv: string[]): Promise<number> {
     const loadOpts = { durationMs: opts.durationMs, concurrency: opts.concurrency }
     for (const spec of specs) {
       const body = (params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: spec.method, params })
-      const bodiesFor = (server: 'gateway-double' | 'anvil') => {
+      const bodiesFor = (server: ServerName) => {
         const fixedBody = spec.fixed ? body(spec.params(0, server)) : undefined
         return fixedBody !== undefined ? () => fixedBody : (i: number) => body(spec.params(i, server))
       }
-      const bodyAt = { 'gateway-double': bodiesFor('gateway-double'), anvil: bodiesFor('anvil') }
+      const bodyAt = { 'gateway-double': bodiesFor('gateway-double'), anvil: bodiesFor('anvil'), before: bodiesFor('before') }
       // One answer of each, compared.
       const [a, b] = await Promise.all([gd.call(spec.method, spec.params(7, 'gateway-double')), anvil.call(spec.method, spec.params(7, 'anvil'))])
       const diffs = spec.compare(a, b)
       answerMismatches.push(...diffs.map((d) => ({ ...d, what: `${spec.id}: ${d.what}` })))
       const runOn = async (endpoint: Endpoint, durationMs: number) => {
-        const result = await runLoad(endpoint, bodyAt[endpoint === gdEndpoint ? 'gateway-double' : 'anvil'], { ...loadOpts, durationMs })
+        const result = await runLoad(endpoint, bodyAt[endpoint === gdEndpoint ? 'gateway-double' : endpoint === beforeEndpoint ? 'before' : 'anvil'], { ...loadOpts, durationMs })
         if (endpoint === gdEndpoint) for (const [status, n] of Object.entries(result.statuses)) tally.add(spec.method, Number(status), n)
         return result
       }
       if (opts.warmupMs > 0) {
         await runOn(gdEndpoint, opts.warmupMs)
+        if (beforeEndpoint) await runOn(beforeEndpoint, opts.warmupMs)
         await runOn(anvilEp, opts.warmupMs)
       }
       const gdRuns: LoadResult[] = []
       const anvilRuns: LoadResult[] = []
+      const beforeRuns: LoadResult[] = []
       for (let round = 1; round <= opts.rounds; round++) {
         const x = await runOn(gdEndpoint, opts.durationMs)
         gdRuns.push(x)
+        if (beforeEndpoint) beforeRuns.push(await runOn(beforeEndpoint, opts.durationMs))
         const y = await runOn(anvilEp, opts.durationMs)
         anvilRuns.push(y)
-        log(`  ${spec.id} round ${round}/${opts.rounds}: gateway-double ${Math.round(x.reqPerSec)} req/s, anvil ${Math.round(y.reqPerSec)} req/s`)
+        log(`  ${spec.id} round ${round}/${opts.rounds}: gateway-double ${Math.round(x.reqPerSec)} req/s, ${beforeEndpoint ? `before ${Math.round(beforeRuns.at(-1)!.reqPerSec)} req/s, ` : ''}anvil ${Math.round(y.reqPerSec)} req/s`)
       }
       const g = pool(gdRuns)
       const v = pool(anvilRuns)
@@ -393,7 +415,7 @@ async function main(argv: string[]): Promise<number> {
         }
       }
       const ratio = g.reqPerSec / v.reqPerSec
-      rows.push({ kind: 'throughput', id: spec.id, label: spec.label, gatewayDouble: g, anvil: v, ratio } satisfies ThroughputRow)
+      rows.push({ kind: 'throughput', id: spec.id, label: spec.label, gatewayDouble: g, anvil: v, ratio, ...(beforeEndpoint ? { before: pool(beforeRuns) } : {}) } satisfies ThroughputRow)
     }
     const unexpected = answerMismatches.filter((m) => m.expected === undefined)
     for (const m of answerMismatches.filter((m) => m.expected !== undefined)) {
@@ -428,7 +450,9 @@ async function main(argv: string[]): Promise<number> {
       kind: 'memory', id: 'rss-after-load', label: 'resident memory after load (VmRSS)',
       gatewayDoubleKiB: gdMem.rssKiB, anvilKiB: anvilMem.rssKiB, gatewayDoublePeakKiB: gdMem.peakKiB, anvilPeakKiB: anvilMem.peakKiB,
       ratio: gdMem.rssKiB / anvilMem.rssKiB,
+      ...(beforeChild ? { beforeKiB: residentMemory(beforeChild.process.pid).rssKiB } : {}),
     }
+    await beforeChild?.process.stop()
     const dayBefore = Math.floor(startedAt.getTime() / 86_400_000)
     const { balance, utcDay } = await gdChild.balance(BENCH_KEY)
     const ledgerSpent = balance === undefined ? undefined : BENCH_DAILY_CREDITS - balance
@@ -563,6 +587,7 @@ async function main(argv: string[]): Promise<number> {
       durationS: opts.durationMs / 1000, concurrency: opts.concurrency, rounds: opts.rounds, warmupS: opts.warmupMs / 1000, coldRuns: opts.coldRuns,
       gatewayDoubleBenchLoadMs: Math.round(gdChild.loadMs), anvilReplayMs: Math.round(replay.ms),
       gatewayDoubleFirstStartMs: primeMs,
+      ...(before === undefined ? {} : { before: { ref: before.ref, commit: before.commit, dependencies: before.dependencies } }),
     }
     const out: string[] = []
     out.push('')
@@ -608,6 +633,13 @@ async function main(argv: string[]): Promise<number> {
         : `credits: ledger spent ${ledgerSpent?.toLocaleString('en-US')} ${credits.exact ? '==' : '!='} sum of the costs of the ${tally.calls.toLocaleString('en-US')} answered calls ${tally.spent.toLocaleString('en-US')}: ${credits.exact ? 'exact' : 'NOT EXACT'}` +
             (Object.keys(tally.refused).length > 0 ? ` (refused: ${JSON.stringify(tally.refused)})` : ''),
     )
+    if (before !== undefined) {
+      const ratios = allRows.flatMap((r) => {
+        const f = figureOf(r)
+        return f.value !== undefined && f.before !== undefined ? [`${r.id} ${(f.value / f.before).toFixed(2)}x`] : []
+      })
+      out.push(`new/before: this code against ${before.ref} (${before.commit.slice(0, 12)}, node_modules ${before.dependencies}), alternated in this run: ${ratios.join(', ')} (throughput: higher is better; memory: lower is better)`)
+    }
     out.push(targetsLine(allRows))
     out.push(`total ${Math.round((performance.now() - t0) / 1000)} s`)
     process.stdout.write(`${out.join('\n')}\n`)
@@ -629,6 +661,7 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     closeControlConnections()
     await stopAll()
+    for (const remove of removeAtEnd) remove()
     rmSync(tmp, { recursive: true, force: true })
   }
 }
