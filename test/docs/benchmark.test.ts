@@ -96,14 +96,26 @@ function expectClean(r: ShellRun): void {
 
 const LINES = shellLines(PAGE)
 const isBench = (l: DocLine) => /^npm run bench(\s|$)/.test(l.line)
-const BENCH = LINES.filter(isBench)
+/** `npm run bench -- --before <ref>` needs the repository's history: it runs in the project, after the other scripts. */
+const isBeforeBench = (l: DocLine) => isBench(l) && / --before /.test(l.line)
+const BENCH = LINES.filter((l) => isBench(l) && !isBeforeBench(l))
 const OTHERS = LINES.filter((l) => !isBench(l))
+const BEFORE_BENCH = LINES.filter(isBeforeBench)
+const beforeRef = BEFORE_BENCH.map((l) => / --before (\S+)/.exec(l.line)![1]!)[0]
 const BEFORE = /^git worktree add (\S+) (\S+) && \(cd \S+ && npm ci --no-audit --no-fund\)$/
 const beforeCommit = OTHERS.map((l) => BEFORE.exec(l.line)?.[2]).find((c) => c !== undefined)
 /** The recipe checks out an earlier commit: it needs git and the repository's history. */
 const haveHistory = (() => {
   try {
     execFileSync('git', ['-C', ROOT, 'cat-file', '-e', `${beforeCommit}^{commit}`], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+})()
+const haveBeforeRef = (() => {
+  try {
+    execFileSync('git', ['-C', ROOT, 'rev-parse', '--verify', '--quiet', `${beforeRef}^{commit}`], { stdio: 'ignore' })
     return true
   } catch {
     return false
@@ -152,7 +164,7 @@ beforeAll(() => {
   // The first `npm run bench` prints every row (one cold start, one newHeads block); the others
   // show their own flag, without the rows the first one showed.
   lane(BENCH, () => copy, (l, i) => withFlags(l.line, { ...SMALL.bench, 'cold-runs': i === 0 ? '1' : '0', 'newheads-blocks': i === 0 ? '1' : '0', 'mine-blocks': i === 0 ? '10' : '0' }))
-  lane(haveHistory ? OTHERS : OTHERS.filter((l) => l.heading !== beforeHeading()), () => ROOT, rewriteOther)
+  lane([...(haveHistory ? OTHERS : OTHERS.filter((l) => l.heading !== beforeHeading())), ...(haveBeforeRef ? BEFORE_BENCH : [])], () => ROOT, rewriteOther)
 }, 60_000)
 
 afterAll(async () => {
@@ -174,6 +186,7 @@ const ran = (line: string) => {
 
 describe('docs/benchmark.md: the commands it shows', () => {
   it('shows the commands this test knows how to run, each of the bench scripts at least once', () => {
+    expect(BEFORE_BENCH.length, 'an npm run bench -- --before <ref> line').toBe(1)
     for (const script of ['bench', 'bench:simulate', 'bench:trace', 'bench:robustness', 'bench:start']) {
       expect(LINES.some((l) => l.line.startsWith(`npm run ${script} `) || l.line === `npm run ${script}`), script).toBe(true)
     }
@@ -230,6 +243,23 @@ describe('docs/benchmark.md: the commands it shows', () => {
         }
       }
     }, 300_000)
+  })
+
+  describe('npm run bench -- --before (in the project: it needs the history)', () => {
+    it.skipIf(!haveBeforeRef).each(BEFORE_BENCH.map((l) => [l.line, l] as const))(`%s${haveBeforeRef ? '' : `: skipped, no ${beforeRef} in this repository`}`, async (_line, l) => {
+      const r = await ran(l.line)
+      expectClean(r)
+      const commit = execFileSync('git', ['-C', ROOT, 'rev-parse', `${beforeRef}^{commit}`], { encoding: 'utf8' }).trim()
+      // Each throughput row and the memory row with a ratio to the earlier commit, and the line naming it.
+      expect(r.stdout).toMatch(/ gd\/Anvil +new\/before +target/)
+      expect(row(r.stdout, 'eth_blockNumber', 7)).toMatch(/req\/s.*req\/s.*x +[\d.]+x +>=/)
+      expect(row(r.stdout, 'resident memory after load', 3)).toMatch(/MiB .*MiB .*x +[\d.]+x/)
+      const line = r.stdout.split('\n').find((x) => x.startsWith('new/before: '))
+      expect(line, r.stdout).toContain(`against ${beforeRef} (${commit.slice(0, 12)}, node_modules `)
+      for (const id of ['eth_blockNumber', 'eth_getStorageAt', 'eth_estimateGas.distinct', 'rss-after-load']) expect(line).toMatch(new RegExp(`${id.replace('.', '\\.')} [\\d.]+x`))
+      // The temporary worktree is gone.
+      expect(execFileSync('git', ['-C', ROOT, 'worktree', 'list'], { encoding: 'utf8' })).not.toContain('gateway-double-bench-')
+    }, 600_000)
   })
 
   describe('the other bench scripts (in the project)', () => {
