@@ -2,15 +2,18 @@
  * gateway-double as the bench runs it under load: a child process (`node --import tsx
  * bench/gatewayServer.ts <config.json> [<options.json>]`) that calls `startServer` exactly as the CLI does, and
  * answers the parent over IPC with its port and, on request, a key's credit balance (which the
- * gateway does not expose over HTTP). The parent measures this process's resident memory.
+ * gateway does not expose over HTTP) or its memory after a full GC (bench/memory.ts starts it with
+ * --expose-gc). The parent measures this process's resident memory.
  */
 import { startServer } from '../src/http/server.ts'
 
-export type ToServer = { type: 'balance'; key: string } | { type: 'watchBlocks'; network: string }
+export type ToServer = { type: 'balance'; key: string } | { type: 'watchBlocks'; network: string } | { type: 'memory' }
 export type FromServer =
   | { type: 'ready'; port: number; loadMs: number }
   | { type: 'balance'; key: string; balance: number | undefined; utcDay: number }
   | { type: 'watching' }
+  /** After a full GC when the process runs with --expose-gc (`gc` says whether it did): bytes. */
+  | { type: 'memory'; gc: boolean; rss: number; heapUsed: number; external: number; arrayBuffers: number }
   /** A block joined the watched network's chain, at `at` (performance.timeOrigin + now()). */
   | { type: 'block'; number: number; at: number }
   | { type: 'failed'; message: string }
@@ -32,6 +35,12 @@ try {
   process.on('message', (message: ToServer) => {
     if (message.type === 'balance') {
       send({ type: 'balance', key: message.key, balance: server.gateway.balance(message.key), utcDay: Math.floor(Date.now() / 86_400_000) })
+    }
+    if (message.type === 'memory') {
+      const gc = (globalThis as { gc?: () => void }).gc
+      gc?.()
+      const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage()
+      send({ type: 'memory', gc: gc !== undefined, rss, heapUsed, external, arrayBuffers })
     }
     if (message.type === 'watchBlocks') {
       // Told before the subscribers hear of the block: the first listener, added before any socket's.

@@ -1,0 +1,239 @@
+/**
+ * `npm run bench:memory`: how gateway-double's memory grows with what a test suite does (issue 19,
+ * item 5). One server (bench/gatewayServer.ts on the bench chain, started with --expose-gc and the
+ * control routes), driven through its test endpoint (`POST /_double/rpc/bench`):
+ *
+ * - empty blocks: `anvil_mine` of `--empty` blocks;
+ * - one-transaction blocks: `--tx` value transfers by `eth_sendTransaction` (automine), one block each;
+ * - snapshot cycles: `--cycles` times `evm_snapshot`, one transfer, `evm_revert`: nothing should stay.
+ *
+ * Each phase runs a tenth of itself first (not measured: first-use allocations, compiled code),
+ * then is measured between two readings of the server's resident memory (RSS) and JS heap, each
+ * after a full GC. Printed: the growth per block or cycle, its target, met or missed.
+ * `--heap-snapshots <dir>` also writes a V8 heap snapshot at each reading (SIGUSR2), to compare
+ * in Chrome's DevTools.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { BENCH_FIXTURE, BENCH_NETWORK, ROOT, benchFixtureExists, buildBenchFixture, readFixtureIndex } from './fixture.ts'
+import type { FromServer, ToServer } from './gatewayServer.ts'
+import type { TrackedChild } from './processes.ts'
+import { LOOPBACK, closeControlConnections, spawnTracked, stopAll } from './processes.ts'
+import { RpcClient } from './rpc.ts'
+
+const USAGE = `Usage: npm run bench:memory -- [options]
+
+gateway-double's memory growth per empty block, per one-transaction block and per
+evm_snapshot / transaction / evm_revert cycle (RSS and JS heap after a full GC).
+
+Options:
+  --empty <n>            empty blocks mined by anvil_mine (default 1000)
+  --tx <n>               one-transaction blocks (default 300)
+  --cycles <n>           snapshot / transaction / revert cycles (default 1000)
+  --heap-snapshots <dir> write a heap snapshot at each reading
+  -h, --help             print this help
+`
+
+const KiB = 1024
+const MiB = 1024 * KiB
+
+interface Reading {
+  rss: number
+  heapUsed: number
+  external: number
+}
+
+interface Slope {
+  label: string
+  count: number
+  unit: string
+  rssPer: number
+  heapPer: number
+  /** Bytes per unit. */
+  target: number
+}
+
+/** The server child, asked for its memory over IPC. */
+class Server {
+  constructor(readonly child: TrackedChild) {}
+
+  static async start(configPath: string, snapshotDir: string | undefined): Promise<{ server: Server; port: number }> {
+    const flags = ['--expose-gc', ...(snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : [])]
+    const child = spawnTracked(process.execPath, [...flags, '--import', 'tsx', join(ROOT, 'bench/gatewayServer.ts'), configPath, JSON.stringify({ control: true })], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    })
+    const ready = await Server.#next(child, 'ready', 180_000)
+    if (ready.type !== 'ready') throw new Error(`gateway-double failed to start: ${ready.type === 'failed' ? ready.message : JSON.stringify(ready)}`)
+    return { server: new Server(child), port: ready.port }
+  }
+
+  static #next(child: TrackedChild, type: FromServer['type'] | 'ready', timeoutMs: number): Promise<FromServer> {
+    return new Promise((resolveNext, reject) => {
+      const timer = setTimeout(() => reject(new Error(`gateway-double: no '${type}' answer within ${timeoutMs} ms:\n${child.output().slice(-2000)}`)), timeoutMs)
+      const onMessage = (m: FromServer) => {
+        if (m.type !== type && m.type !== 'failed') return
+        clearTimeout(timer)
+        child.child.off('message', onMessage)
+        resolveNext(m)
+      }
+      child.child.on('message', onMessage)
+      void child.exited.then(({ code, signal }) => {
+        clearTimeout(timer)
+        reject(new Error(`gateway-double exited (${code ?? signal}):\n${child.output().slice(-3000)}`))
+      })
+    })
+  }
+
+  /** Memory after two full GCs (the second collects what the first's finalizers released). */
+  async read(snapshot: boolean): Promise<Reading> {
+    await this.#ask()
+    if (snapshot) this.child.child.kill('SIGUSR2')
+    // Written synchronously on the server's main thread: this answer comes after the snapshot.
+    const m = await this.#ask()
+    return { rss: m.rss, heapUsed: m.heapUsed, external: m.external }
+  }
+
+  async #ask(): Promise<Extract<FromServer, { type: 'memory' }>> {
+    const answer = Server.#next(this.child, 'memory', 120_000)
+    this.child.child.send({ type: 'memory' } satisfies ToServer)
+    const m = await answer
+    if (m.type !== 'memory') throw new Error(`gateway-double: ${JSON.stringify(m)}`)
+    if (!m.gc) throw new Error('gateway-double runs without --expose-gc: no full GC before the reading')
+    return m
+  }
+}
+
+const hex = (n: number | bigint) => `0x${n.toString(16)}`
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      empty: { type: 'string' },
+      tx: { type: 'string' },
+      cycles: { type: 'string' },
+      'heap-snapshots': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  })
+  if (values.help) {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  const count = (v: string | undefined, name: string, dflt: number) => {
+    const n = v === undefined ? dflt : Number(v)
+    if (!Number.isInteger(n) || n < 10 || n > 100_000) throw new Error(`--${name}: expected an integer from 10 to 100000, got ${JSON.stringify(v)}`)
+    return n
+  }
+  const empty = count(values.empty, 'empty', 1000)
+  const txs = count(values.tx, 'tx', 300)
+  const cycles = count(values.cycles, 'cycles', 1000)
+  const snapshotDir = values['heap-snapshots'] === undefined ? undefined : resolve(process.env.INIT_CWD ?? process.cwd(), values['heap-snapshots'])
+  if (snapshotDir) mkdirSync(snapshotDir, { recursive: true })
+
+  if (!benchFixtureExists()) {
+    process.stderr.write(`building ${BENCH_FIXTURE} from its source...\n`)
+    await buildBenchFixture()
+  }
+  const alice = readFixtureIndex().accounts.find((a) => a.name === 'alice')!.address
+  const tmp = mkdtempSync(join(tmpdir(), 'gateway-double-bench-memory-'))
+  try {
+    const configPath = join(tmp, 'bench.config.json')
+    writeFileSync(configPath, JSON.stringify({ serviceHost: 'localhost', networks: { [BENCH_NETWORK]: { fixture: BENCH_FIXTURE } }, keys: [] }))
+    const { server, port } = await Server.start(configPath, snapshotDir)
+    const rpc = new RpcClient({ name: 'gateway-double', port, path: `/_double/rpc/${BENCH_NETWORK}`, host: `${LOOPBACK}:${port}` })
+    await rpc.call('anvil_impersonateAccount', [alice])
+    await rpc.call('evm_setAutomine', [true])
+    let nonce = 0
+    const transfer = () =>
+      rpc.call('eth_sendTransaction', [{ from: alice, to: `0x${(++nonce).toString(16).padStart(40, '0')}`, value: '0x1', gas: '0x5208' }])
+    const start = await server.read(false)
+    process.stderr.write(`gateway-double started: RSS ${(start.rss / MiB).toFixed(1)} MiB, JS heap ${(start.heapUsed / MiB).toFixed(1)} MiB\n`)
+
+    const phases: { label: string; unit: string; count: number; target: number; run: (n: number) => Promise<void> }[] = [
+      { label: 'empty blocks (anvil_mine)', unit: 'block', count: empty, target: 8 * KiB, run: async (n) => void (await rpc.call('anvil_mine', [hex(n)])) },
+      {
+        label: 'one-transaction blocks (eth_sendTransaction, automine)',
+        unit: 'block',
+        count: txs,
+        target: 16 * KiB,
+        run: async (n) => {
+          for (let i = 0; i < n; i++) await transfer()
+        },
+      },
+      {
+        label: 'evm_snapshot / transaction / evm_revert',
+        unit: 'cycle',
+        count: cycles,
+        target: 1 * KiB,
+        run: async (n) => {
+          for (let i = 0; i < n; i++) {
+            const id = await rpc.call<string>('evm_snapshot')
+            await transfer()
+            if ((await rpc.call('evm_revert', [id])) !== true) throw new Error(`evm_revert ${id} did not revert`)
+            nonce-- // the transfer was reverted: its nonce is free again
+          }
+        },
+      },
+    ]
+    const slopes: Slope[] = []
+    for (const phase of phases) {
+      await phase.run(Math.max(1, Math.round(phase.count / 10)))
+      const before = await server.read(snapshotDir !== undefined)
+      const t0 = performance.now()
+      await phase.run(phase.count)
+      const ms = performance.now() - t0
+      const after = await server.read(snapshotDir !== undefined)
+      const slope = {
+        label: phase.label,
+        count: phase.count,
+        unit: phase.unit,
+        rssPer: (after.rss - before.rss) / phase.count,
+        heapPer: (after.heapUsed - before.heapUsed) / phase.count,
+        target: phase.target,
+      }
+      slopes.push(slope)
+      process.stderr.write(`  ${phase.label}: ${phase.count} in ${Math.round(ms)} ms; RSS ${(after.rss / MiB).toFixed(1)} MiB, heap ${(after.heapUsed / MiB).toFixed(1)} MiB\n`)
+    }
+    const end = await server.read(false)
+    printSlopes(slopes, start, end)
+    return 0
+  } finally {
+    closeControlConnections()
+    await stopAll()
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+const kib = (bytes: number) => `${(bytes / KiB).toFixed(2)} KiB`
+
+function printSlopes(slopes: Slope[], start: Reading, end: Reading): void {
+  const rows = [
+    ['growth per', 'count', 'RSS', 'JS heap', 'target', ''],
+    ...slopes.map((s) => {
+      const met = s.rssPer <= s.target && s.heapPer <= s.target
+      return [`${s.unit}: ${s.label}`, String(s.count), kib(s.rssPer), kib(s.heapPer), `<= ${kib(s.target)}`, met ? 'met' : 'MISSED']
+    }),
+  ]
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
+  const out = [line(rows[0]!), ...rows.slice(1).map(line)]
+  out.push(
+    '',
+    `RSS ${(start.rss / MiB).toFixed(1)} -> ${(end.rss / MiB).toFixed(1)} MiB, JS heap ${(start.heapUsed / MiB).toFixed(1)} -> ${(end.heapUsed / MiB).toFixed(1)} MiB, external ${(start.external / MiB).toFixed(1)} -> ${(end.external / MiB).toFixed(1)} MiB (each after a full GC).`,
+    'Both RSS and the JS heap must stay within the target. RSS is the process\'s (V8 keeps freed pages for a while: a small negative slope is noise).',
+  )
+  process.stdout.write(`${out.join('\n')}\n`)
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench:memory: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+    process.exit(1)
+  },
+)
