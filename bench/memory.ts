@@ -13,14 +13,14 @@
  * `--heap-snapshots <dir>` also writes a V8 heap snapshot at each reading (SIGUSR2), to compare
  * in Chrome's DevTools.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { BENCH_FIXTURE, BENCH_NETWORK, ROOT, benchFixtureExists, buildBenchFixture, readFixtureIndex } from './fixture.ts'
 import type { FromServer, ToServer } from './gatewayServer.ts'
 import type { TrackedChild } from './processes.ts'
-import { LOOPBACK, closeControlConnections, spawnTracked, stopAll } from './processes.ts'
+import { LOOPBACK, closeControlConnections, sleep, spawnTracked, stopAll } from './processes.ts'
 import { RpcClient } from './rpc.ts'
 
 const USAGE = `Usage: npm run bench:memory -- [options]
@@ -88,12 +88,29 @@ class Server {
   }
 
   /** Memory after two full GCs (the second collects what the first's finalizers released). */
-  async read(snapshot: boolean): Promise<Reading> {
+  async read(snapshotDir: string | undefined): Promise<Reading> {
     await this.#ask()
-    if (snapshot) this.child.child.kill('SIGUSR2')
-    // Written synchronously on the server's main thread: this answer comes after the snapshot.
     const m = await this.#ask()
+    if (snapshotDir !== undefined) await this.#snapshot(snapshotDir)
     return { rss: m.rss, heapUsed: m.heapUsed, external: m.external }
+  }
+
+  /** SIGUSR2, then waits until the new snapshot file stops growing. */
+  async #snapshot(dir: string): Promise<void> {
+    const files = () => readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot'))
+    const before = new Set(files())
+    this.child.child.kill('SIGUSR2')
+    let size = -1
+    for (;;) {
+      await sleep(500)
+      const made = files().find((f) => !before.has(f))
+      if (made === undefined) continue
+      const now = statSync(join(dir, made)).size
+      if (now === size && now > 0) break
+      size = now
+    }
+    // The server held its event loop while writing: the keep-alive connections may have timed out.
+    closeControlConnections()
   }
 
   async #ask(): Promise<Extract<FromServer, { type: 'memory' }>> {
@@ -151,7 +168,7 @@ async function main(argv: string[]): Promise<number> {
     let nonce = 0
     const transfer = () =>
       rpc.call('eth_sendTransaction', [{ from: alice, to: `0x${(++nonce).toString(16).padStart(40, '0')}`, value: '0x1', gas: '0x5208' }])
-    const start = await server.read(false)
+    const start = await server.read(undefined)
     process.stderr.write(`gateway-double started: RSS ${(start.rss / MiB).toFixed(1)} MiB, JS heap ${(start.heapUsed / MiB).toFixed(1)} MiB\n`)
 
     const phases: { label: string; unit: string; count: number; target: number; run: (n: number) => Promise<void> }[] = [
@@ -183,11 +200,11 @@ async function main(argv: string[]): Promise<number> {
     const slopes: Slope[] = []
     for (const phase of phases) {
       await phase.run(Math.max(1, Math.round(phase.count / 10)))
-      const before = await server.read(snapshotDir !== undefined)
+      const before = await server.read(snapshotDir)
       const t0 = performance.now()
       await phase.run(phase.count)
       const ms = performance.now() - t0
-      const after = await server.read(snapshotDir !== undefined)
+      const after = await server.read(snapshotDir)
       const slope = {
         label: phase.label,
         count: phase.count,
@@ -199,7 +216,7 @@ async function main(argv: string[]): Promise<number> {
       slopes.push(slope)
       process.stderr.write(`  ${phase.label}: ${phase.count} in ${Math.round(ms)} ms; RSS ${(after.rss / MiB).toFixed(1)} MiB, heap ${(after.heapUsed / MiB).toFixed(1)} MiB\n`)
     }
-    const end = await server.read(false)
+    const end = await server.read(undefined)
     printSlopes(slopes, start, end)
     return 0
   } finally {

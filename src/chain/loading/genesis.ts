@@ -9,12 +9,13 @@ import { createCommonFromGethGenesis, parseGethGenesisState } from '@ethereumjs/
 import type { Common, GethGenesis } from '@ethereumjs/common'
 import type { GenesisState } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
-import { concatBytes, KECCAK256_RLP, MapDB, SHA256_NULL } from '@ethereumjs/util'
+import { concatBytes, KECCAK256_RLP, SHA256_NULL, ValueEncoding } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { createRequire } from 'node:module'
 import type { KZG } from 'micro-eth-signer/kzg.js'
 import { ecrecover } from '../../encoding/ecrecover.ts'
 import { keccak256 } from '../../encoding/keccak.ts'
+import { TrieDatabase } from '../store/trieDatabase.ts'
 import type { KeyBook } from '../vm/keyBook.ts'
 import type { RecordingStateManager } from '../vm/recordingState.ts'
 import { merkleState, vmLibraries } from '../vm/vmLibraries.ts'
@@ -124,7 +125,7 @@ export function chainConfig(chainId: number, hardfork: Hardfork = 'osaka'): Gene
   }
 }
 
-/** State entries as the trie database holds them: unprefixed hex key to bytes (or a string). */
+/** State entries as the trie database holds them: unprefixed hex key to the node's bytes (a hex string is read as its bytes). */
 export type StateEntries = Map<string, string | Uint8Array>
 
 /** A fresh in-memory chain at a genesis: Common, blockchain, and a VM whose state holds the alloc. */
@@ -189,7 +190,7 @@ export function openVerifiedGenesis(genesis: GenesisFile, name: string, saved: {
  * written in `book` (a new one by default).
  */
 export function stateOver(entries: StateEntries, common: Common, book?: KeyBook): Promise<RecordingStateManager> {
-  return merkleState(common, new MerklePatriciaTrie({ db: new MapDB(entries), useKeyHashing: true, common }), book)
+  return merkleState(common, new MerklePatriciaTrie({ db: TrieDatabase.over(entries), valueEncoding: ValueEncoding.Bytes, useKeyHashing: true, common }), book)
 }
 
 /** EthereumJS 10.1.3's `Blockchain.createGenesisBlock(stateRoot)`, which the blockchain makes at creation. */

@@ -1,7 +1,8 @@
 /**
  * What a chain holds: its blocks (the block store), the safe and finalized tags and how far they
- * trail the head, its state (one trie database that keeps every block's state root, so any
- * historical state can be read), its VM, and a Common per fork. Reads never re-execute anything.
+ * trail the head, its state (one trie database that keeps every live block's state root, so any
+ * historical state can be read, in layers a restore drops: ./trieDatabase.ts), its VM, and a
+ * Common per fork. Reads never re-execute anything.
  *
  * The state manager and the VM are made on first use (`getState()`, `getVm()`): a chain that only
  * answers reads never loads `@ethereumjs/vm` and `@ethereumjs/evm` (see ../vm/vmLibraries.ts).
@@ -31,6 +32,8 @@ import { applyEdits } from '../vm/stateEdits.ts'
 import type { StateEdit } from '../vm/stateEdits.ts'
 import { stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
 import { ReadStates } from './readStates.ts'
+import { TrieDatabase } from './trieDatabase.ts'
+import type { TrieLayer } from './trieDatabase.ts'
 import type { ChainStoreOptions, EditedState, StoreContents } from './storeTypes.ts'
 
 /** How many blocks' read-only states `stateAt` keeps. */
@@ -56,6 +59,8 @@ export class ChainStore implements ChainReader {
   #vm: Promise<VM> | undefined
   readonly #makeState: () => Promise<RecordingStateManager>
   #state: Promise<RecordingStateManager> | undefined
+  /** The state's trie database, once made, and its layer then (what a restore of contents taken before goes back to). */
+  #db: { database: TrieDatabase; made: TrieLayer } | undefined
 
   constructor(opts: ChainStoreOptions) {
     this.name = opts.name
@@ -71,13 +76,15 @@ export class ChainStore implements ChainReader {
   }
 
   /**
-   * The head's state (mining moves it; its trie database keeps every block's state root): made on
-   * the first call, at the head's state root, the same one after.
+   * The head's state (mining moves it; its trie database keeps every live block's state root): made
+   * on the first call, at the head's state root, the same one after.
    */
   getState(): Promise<RecordingStateManager> {
     if (!this.#state) {
       const state = this.#makeState().then(async (made) => {
         await made.setStateRoot(this.stateRootOf(this.head))
+        const database = TrieDatabase.under(made)
+        if (database) this.#db = { database, made: database.mark() }
         return made
       })
       this.#state = state
@@ -165,7 +172,7 @@ export class ChainStore implements ChainReader {
 
   /**
    * A state manager positioned at the state after `record`, for reads only. Copies share the trie
-   * database, which keeps every root (nothing is pruned). The last few are kept, each remembering
+   * database, which keeps every live block's root. The last few are kept, each remembering
    * what it read (../vm/blockState.ts): a block's state never changes, and making a copy per read,
    * or walking the trie again, costs more than the read.
    */
@@ -270,14 +277,16 @@ export class ChainStore implements ChainReader {
     if (finalized > this.#finalized) this.#finalized = finalized
   }
 
-  /** The blocks and tags now, to `rewind` to later. */
+  /** The blocks and tags now, to `rewind` to later (and the trie layer that holds their state). */
   contents(): StoreContents {
-    return { records: [...this.blockchain.records], safe: this.#safe, finalized: this.#finalized, edits: new Map(this.#edits) }
+    const layer = this.#db?.database.mark()
+    return { records: [...this.blockchain.records], safe: this.#safe, finalized: this.#finalized, edits: new Map(this.#edits), ...(layer ? { layer } : {}) }
   }
 
   /**
    * Back to `contents` (whose first block is this chain's genesis): blocks not in it disappear
-   * from every lookup, their kept read states are dropped, and the head state moves to its head.
+   * from every lookup, their kept read states are dropped, the trie nodes written since go (see
+   * ./trieDatabase.ts), and the head state moves to its head.
    * Returns the blocks that left and the ones that came, oldest first.
    */
   async rewind(contents: StoreContents): Promise<{ removed: BlockRecord[]; added: BlockRecord[] }> {
@@ -287,18 +296,22 @@ export class ChainStore implements ChainReader {
     for (const [record, edited] of contents.edits) if (this.blockchain.has(record)) this.#edits.set(record, edited)
     this.#safe = contents.safe
     this.#finalized = contents.finalized
-    await (await this.getState()).setStateRoot(this.stateRootOf(this.head))
+    const state = await this.getState()
+    const db = this.#db
+    if (db) db.database.rewind(contents.layer ?? db.made)
+    await state.setStateRoot(this.stateRootOf(this.head))
     return change
   }
 
   /**
    * An independent store named `name` that starts as a copy of this one. Blocks and the trie
-   * database are shared, which is safe: records never change, and the database only ever gains
-   * nodes, keyed by their hashes.
+   * database's layers are shared, which is safe: records never change, and a layer only gains
+   * nodes, keyed by their hashes; the copy writes to a layer of its own.
    */
   async copy(name: string): Promise<ChainStore> {
     // Its root is set to the copy's head when the copy first uses it.
     const state = (await this.getState()).shallowCopy(false)
+    TrieDatabase.under(state)?.forkUnder(state)
     return new ChainStore({
       name,
       common: this.common.copy(),

@@ -7,6 +7,7 @@ import type { BlockStore } from '../blocks/blockStore.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import type { RecordingStateManager } from '../vm/recordingState.ts'
 import type { StateEdit } from '../vm/stateEdits.ts'
+import type { TrieLayer } from './trieDatabase.ts'
 
 export interface ChainStoreOptions {
   name: string
@@ -42,4 +43,6 @@ export interface StoreContents {
    * those of blocks a reorg or an earlier restore removed in between.
    */
   readonly edits: ReadonlyMap<BlockRecord, EditedState>
+  /** The trie layer that held the state then (absent: taken before the state was first used). */
+  readonly layer?: TrieLayer
 }

@@ -1,0 +1,166 @@
+/**
+ * A chain's trie database: every state the chain's live blocks need, in layers that a restore
+ * drops. Nodes are keyed by their hash, so a layer only ever adds to the ones below it.
+ *
+ * - The base holds what was there when the chain was loaded (the verified cache saves it).
+ * - `mark()` (a snapshot) seals the top layer and starts a new one above it; `rewind(mark)` (a
+ *   restore) starts a new layer above the marked one: the layers written after it, no longer below
+ *   the top and held by no snapshot, are garbage. A snapshot that is kept holds its layers.
+ * - Past `MAX_DEPTH` layers the lowest is merged into the base (reads walk the layers): a later
+ *   restore below it keeps its nodes, which is memory, never a wrong answer.
+ *
+ * Every view of one chain's database (`shallowCopy`: the storage tries, the read states) shares its
+ * top layer; `fork()` gives another chain its own, over the same layers.
+ *
+ * Keys arrive as unprefixed hex built two digits at a time (EthereumJS's `bytesToUnprefixedHex`),
+ * which V8 keeps as a rope of one-byte pieces (~1 KiB for a 32-byte hash): a kept key is copied
+ * flat. Values are the nodes' bytes (the trie is made with `ValueEncoding.Bytes`), copied when they
+ * are a view into a larger buffer.
+ */
+import type { BatchDBOp, DB } from '@ethereumjs/util'
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import { bytesToUnprefixedHex, unprefixedHexToBytes, ValueEncoding } from '@ethereumjs/util'
+import { flatString } from '../../encoding/hex.ts'
+
+type Key = Uint8Array | string
+type Value = Uint8Array | string
+
+/** A key deleted in a layer (the trie does not prune, but the interface has `del`). */
+const DELETED = null
+
+/** Layers above the base at most: reads of old nodes walk them all. */
+const MAX_DEPTH = 16
+
+/** What was written after its parent was marked. */
+export class TrieLayer {
+  readonly entries: Map<string, Uint8Array | typeof DELETED>
+  parent: TrieLayer | undefined
+
+  constructor(parent: TrieLayer | undefined, entries = new Map<string, Uint8Array | typeof DELETED>()) {
+    this.parent = parent
+    this.entries = entries
+  }
+}
+
+/** The top layer one chain writes to, shared by the views of its database. */
+interface Top {
+  layer: TrieLayer
+}
+
+export class TrieDatabase implements DB<Key, Value> {
+  readonly #base: TrieLayer
+  readonly #top: Top
+
+  /** A database over `entries` (unprefixed hex keys; values as bytes, or as their hex), which becomes its base. */
+  static over(entries: Map<string, Value>): TrieDatabase {
+    for (const [key, value] of entries) if (typeof value === 'string') entries.set(key, unprefixedHexToBytes(value))
+    const base = new TrieLayer(undefined, entries as Map<string, Uint8Array>)
+    return new TrieDatabase(base, { layer: base })
+  }
+
+  /** The database under `state`'s trie, if it is one of these. */
+  static under(state: MerkleStateManager): TrieDatabase | undefined {
+    const db = state['_trie'].database().db
+    return db instanceof TrieDatabase ? db : undefined
+  }
+
+  private constructor(base: TrieLayer, top: Top) {
+    this.#base = base
+    this.#top = top
+  }
+
+  async get(key: Key): Promise<Uint8Array | undefined> {
+    const k = keyOf(key)
+    for (let layer: TrieLayer | undefined = this.#top.layer; layer; layer = layer.parent) {
+      const value = layer.entries.get(k)
+      if (value !== undefined) return value ?? undefined
+    }
+    return undefined
+  }
+
+  async put(key: Key, value: Value): Promise<void> {
+    this.#top.layer.entries.set(flatString(keyOf(key)), ownBytes(value))
+  }
+
+  async del(key: Key): Promise<void> {
+    const layer = this.#top.layer
+    if (layer.parent) layer.entries.set(flatString(keyOf(key)), DELETED)
+    else layer.entries.delete(keyOf(key))
+  }
+
+  async batch(ops: BatchDBOp<Key, Value>[]): Promise<void> {
+    for (const op of ops) {
+      if (op.type === 'put') await this.put(op.key, op.value)
+      else await this.del(op.key)
+    }
+  }
+
+  /** A view sharing the layers and the top (the storage tries of a state share its database). */
+  shallowCopy(): TrieDatabase {
+    return new TrieDatabase(this.#base, this.#top)
+  }
+
+  open(): Promise<void> {
+    return Promise.resolve()
+  }
+
+  /**
+   * The layer that holds the state now, to `rewind` to: writes from now on go to a new layer above
+   * it. With nothing written since the last mark, that mark's layer.
+   */
+  mark(): TrieLayer {
+    const top = this.#top.layer
+    if (top.parent && top.entries.size === 0) return top.parent
+    this.#top.layer = new TrieLayer(top)
+    this.#compact()
+    return top
+  }
+
+  /** Back to the state `mark` held: the layers written since are dropped from this database. */
+  rewind(mark: TrieLayer): void {
+    this.#top.layer = new TrieLayer(mark)
+    this.#compact()
+  }
+
+  /**
+   * Gives `state` (a copy of a state over this database, for another chain) a database over the
+   * same layers with a top of its own, from the state now.
+   */
+  forkUnder(state: MerkleStateManager): void {
+    state['_trie'].database(new TrieDatabase(this.#base, { layer: new TrieLayer(this.mark()) }), ValueEncoding.Bytes)
+  }
+
+  /** How many layers sit above the base (for tests). */
+  get depth(): number {
+    let depth = 0
+    for (let layer = this.#top.layer; layer.parent; layer = layer.parent) depth++
+    return depth
+  }
+
+  /** Past MAX_DEPTH, the lowest layer's entries move into the base; the layer stays, empty, for marks that hold it. */
+  #compact(): void {
+    const path: TrieLayer[] = []
+    for (let layer = this.#top.layer; layer.parent; layer = layer.parent) path.push(layer)
+    while (path.length > MAX_DEPTH) {
+      const lowest = path.pop()!
+      const base = lowest.parent!
+      for (const [key, value] of lowest.entries) {
+        if (value === DELETED) base.entries.delete(key)
+        else base.entries.set(key, value)
+      }
+      lowest.entries.clear()
+      path[path.length - 1]!.parent = base
+    }
+  }
+}
+
+/** MapDB's key encoding, so that a key reads back whichever form it was written in. */
+function keyOf(key: Key): string {
+  return key instanceof Uint8Array ? bytesToUnprefixedHex(key) : key.toString()
+}
+
+/** The value's own bytes: a view into a larger buffer (returned data, a decoded list) would keep all of it. */
+function ownBytes(value: Value): Uint8Array {
+  if (typeof value === 'string') return unprefixedHexToBytes(value)
+  return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? value : value.slice()
+}

@@ -1,0 +1,85 @@
+/**
+ * The chain's layered trie database (src/chain/store/trieDatabase.ts): a restore drops what was
+ * written after its mark and keeps what was there, a fork writes apart, and past its depth the
+ * lowest layer joins the base without changing any read. Through real tries: the roots read back.
+ */
+import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { utf8ToBytes, ValueEncoding } from '@ethereumjs/util'
+import { describe, expect, it } from 'vitest'
+import { TrieDatabase } from '../../src/chain/store/trieDatabase.ts'
+
+const trieOver = (db: TrieDatabase, root?: Uint8Array) =>
+  new MerklePatriciaTrie({ db, valueEncoding: ValueEncoding.Bytes, useKeyHashing: true, ...(root ? { root } : {}) })
+
+async function write(trie: MerklePatriciaTrie, key: string, value: string): Promise<Uint8Array> {
+  await trie.put(utf8ToBytes(key), utf8ToBytes(value))
+  return trie.root()
+}
+
+const read = async (db: TrieDatabase, root: Uint8Array, key: string) => {
+  const value = await trieOver(db.shallowCopy(), root).get(utf8ToBytes(key))
+  return value && new TextDecoder().decode(value)
+}
+
+describe('TrieDatabase', () => {
+  it('a rewind drops the nodes written after the mark and keeps every state before it', async () => {
+    const db = TrieDatabase.over(new Map())
+    const trie = trieOver(db)
+    const first = await write(trie, 'a', 'one')
+    const mark = db.mark()
+    const second = await write(trie, 'b', 'two')
+    expect(await read(db, second, 'b')).toBe('two')
+    expect(await trie.checkRoot(second)).toBe(true)
+
+    db.rewind(mark)
+    expect(await trie.checkRoot(second)).toBe(false)
+    expect(await read(db, first, 'a')).toBe('one')
+    // Written again after the rewind, the same state has the same root and reads back.
+    trie.root(first)
+    expect(await write(trie, 'b', 'two')).toEqual(second)
+    expect(await read(db, second, 'b')).toBe('two')
+  })
+
+  it('a mark with nothing written since is the previous one; a kept mark can be restored after another restore', async () => {
+    const db = TrieDatabase.over(new Map())
+    const trie = trieOver(db)
+    await write(trie, 'a', 'one')
+    const m1 = db.mark()
+    expect(db.mark()).toBe(m1)
+    const second = await write(trie, 'b', 'two')
+    const m2 = db.mark()
+    db.rewind(m1)
+    expect(await trie.checkRoot(second)).toBe(false)
+    db.rewind(m2)
+    expect(await read(db, second, 'b')).toBe('two')
+  })
+
+  it('a fork writes to a top of its own over the same layers', async () => {
+    const db = TrieDatabase.over(new Map())
+    const trie = trieOver(db)
+    const shared = await write(trie, 'a', 'one')
+    const forkTrie = trie.shallowCopy(false)
+    const holder = { _trie: forkTrie } as unknown as Parameters<TrieDatabase['forkUnder']>[0]
+    db.forkUnder(holder)
+    const forked = forkTrie.database().db as TrieDatabase
+    expect(forked).not.toBe(db)
+    const onFork = await write(forkTrie, 'f', 'fork')
+    const onMain = await write(trie, 'm', 'main')
+    expect(await read(forked, onFork, 'f')).toBe('fork')
+    expect(await read(forked, shared, 'a')).toBe('one')
+    expect(await trieOver(db.shallowCopy()).checkRoot(onFork)).toBe(false)
+    expect(await trieOver(forked.shallowCopy()).checkRoot(onMain)).toBe(false)
+  })
+
+  it('past its depth the lowest layers join the base: every state still reads back', async () => {
+    const db = TrieDatabase.over(new Map())
+    const trie = trieOver(db)
+    const roots: Uint8Array[] = []
+    for (let i = 0; i < 40; i++) {
+      roots.push(await write(trie, `k${i}`, `v${i}`))
+      db.mark()
+    }
+    expect(db.depth).toBeLessThanOrEqual(16)
+    for (let i = 0; i < 40; i++) expect(await read(db, roots[i]!, `k${i}`)).toBe(`v${i}`)
+  })
+})
