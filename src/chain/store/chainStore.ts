@@ -31,6 +31,7 @@ import type { RecordingStateManager } from '../vm/recordingState.ts'
 import { applyEdits } from '../vm/stateEdits.ts'
 import type { StateEdit } from '../vm/stateEdits.ts'
 import { stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
+import { ForkCommons } from './forkCommons.ts'
 import { ReadStates } from './readStates.ts'
 import { TrieDatabase } from './trieDatabase.ts'
 import type { TrieLayer } from './trieDatabase.ts'
@@ -55,7 +56,7 @@ export class ChainStore implements ChainReader {
   /** Read-only states by state root (hex): the state at a root never changes. */
   readonly #states = new ReadStates(READ_STATES_KEPT)
   readonly #edits: Map<BlockRecord, EditedState>
-  readonly #commons = new Map<string, Common>()
+  readonly #commons: ForkCommons
   #vm: Promise<VM> | undefined
   readonly #makeState: () => Promise<RecordingStateManager>
   #state: Promise<RecordingStateManager> | undefined
@@ -65,6 +66,7 @@ export class ChainStore implements ChainReader {
   constructor(opts: ChainStoreOptions) {
     this.name = opts.name
     this.common = opts.common
+    this.#commons = new ForkCommons(opts.common)
     this.#makeState = opts.state
     this.blockchain = opts.store
     this.chainId = opts.common.chainId()
@@ -105,7 +107,7 @@ export class ChainStore implements ChainReader {
         const made = await lib.createVM({ common: this.common, stateManager, blockchain: this.blockchain })
         // The VM added its parameters (and the EVM's) to the Common's table, which its copies share,
         // but a copy caches the parameters of its fork: the ones made before are rebuilt.
-        for (const common of this.#commons.values()) common.updateParams({})
+        this.#commons.rebuild()
         return made
       })
       this.#vm = vm
@@ -228,21 +230,15 @@ export class ChainStore implements ChainReader {
 
   /** A Common at the fork of a block at that height and time; one per fork, never changed after. */
   commonAt(blockNumber: bigint, timestamp: bigint): Common {
-    const hardfork = this.common.getHardforkBy({ blockNumber, timestamp })
-    let common = this.#commons.get(hardfork)
-    if (!common) {
-      common = this.common.copy()
-      common.setHardfork(hardfork)
-      // Copies share the parameter table, which blocks, transactions and the VM add to (the VM
-      // once made: see getVm), but each caches its fork's parameters: this one from the table now.
-      common.updateParams({})
-      this.#commons.set(hardfork, common)
-    }
-    return common
+    return this.#commons.at(blockNumber, timestamp)
   }
 
-  /** A block mined on the head becomes the head; safe and finalized keep their distance behind it. */
+  /**
+   * A block mined on the head becomes the head; safe and finalized keep their distance behind it.
+   * Its header and transactions share their fork's parameters (./forkCommons.ts).
+   */
   append(record: BlockRecord): void {
+    this.#commons.share(record.block)
     this.blockchain.append(record)
     this.#advanceTags()
   }
