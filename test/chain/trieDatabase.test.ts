@@ -1,12 +1,12 @@
 /**
- * The chain's layered trie database (src/chain/store/trieDatabase.ts): a restore drops what was
+ * The chain's layered trie database (src/chain/vm/trieDatabase.ts): a restore drops what was
  * written after its mark and keeps what was there, a fork writes apart, and past its depth the
  * lowest layer joins the base without changing any read. Through real tries: the roots read back.
  */
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { utf8ToBytes, ValueEncoding } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import { TrieDatabase } from '../../src/chain/store/trieDatabase.ts'
+import { TrieDatabase } from '../../src/chain/vm/trieDatabase.ts'
 
 const trieOver = (db: TrieDatabase, root?: Uint8Array) =>
   new MerklePatriciaTrie({ db, valueEncoding: ValueEncoding.Bytes, useKeyHashing: true, ...(root ? { root } : {}) })

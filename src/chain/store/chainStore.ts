@@ -1,7 +1,7 @@
 /**
  * What a chain holds: its blocks (the block store), the safe and finalized tags and how far they
  * trail the head, its state (one trie database that keeps every live block's state root, so any
- * historical state can be read, in layers a restore drops: ./trieDatabase.ts), its VM, and a
+ * historical state can be read, in layers a restore drops: ../vm/trieDatabase.ts), its VM, and a
  * Common per fork. Reads never re-execute anything.
  *
  * The state manager and the VM are made on first use (`getState()`, `getVm()`): a chain that only
@@ -33,8 +33,8 @@ import type { StateEdit } from '../vm/stateEdits.ts'
 import { stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
 import { ForkCommons } from './forkCommons.ts'
 import { ReadStates } from './readStates.ts'
-import { TrieDatabase } from './trieDatabase.ts'
-import type { TrieLayer } from './trieDatabase.ts'
+import { TrieDatabase } from '../vm/trieDatabase.ts'
+import type { TrieLayer } from '../vm/trieDatabase.ts'
 import type { ChainStoreOptions, EditedState, StoreContents } from './storeTypes.ts'
 
 /** How many blocks' read-only states `stateAt` keeps. */
@@ -282,7 +282,7 @@ export class ChainStore implements ChainReader {
   /**
    * Back to `contents` (whose first block is this chain's genesis): blocks not in it disappear
    * from every lookup, their kept read states are dropped, the trie nodes written since go (see
-   * ./trieDatabase.ts), and the head state moves to its head.
+   * ../vm/trieDatabase.ts), and the head state moves to its head.
    * Returns the blocks that left and the ones that came, oldest first.
    */
   async rewind(contents: StoreContents): Promise<{ removed: BlockRecord[]; added: BlockRecord[] }> {

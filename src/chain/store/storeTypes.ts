@@ -7,7 +7,7 @@ import type { BlockStore } from '../blocks/blockStore.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import type { RecordingStateManager } from '../vm/recordingState.ts'
 import type { StateEdit } from '../vm/stateEdits.ts'
-import type { TrieLayer } from './trieDatabase.ts'
+import type { TrieLayer } from '../vm/trieDatabase.ts'
 
 export interface ChainStoreOptions {
   name: string
