@@ -5,7 +5,7 @@
  * mined later, so both read back identically.
  */
 import type { Block } from '@ethereumjs/block'
-import { bytesToHex } from '@ethereumjs/util'
+import { toData } from '../../encoding/hex.ts'
 import type { TxReceipt } from '@ethereumjs/vm'
 import type { BlockRecord } from './types.ts'
 import { inclusionOf, renderReceipt, renderTransaction } from './render.ts'
@@ -16,7 +16,7 @@ export function recordOf(block: Block, transactions: readonly TransactionJson[],
   return {
     block,
     number: block.header.number,
-    hash: bytesToHex(block.hash()),
+    hash: toData(block.hash()),
     timestamp: block.header.timestamp,
     transactions,
     receipts,
@@ -26,7 +26,7 @@ export function recordOf(block: Block, transactions: readonly TransactionJson[],
 /** The record of `block`, rendered from the receipts its execution produced (`runBlock`'s). */
 export function recordFromExecution(block: Block, txReceipts: readonly TxReceipt[]): BlockRecord {
   const header = block.header
-  const senders = block.transactions.map((tx) => tx.getSenderAddress().toString())
+  const senders = block.transactions.map((tx) => toData(tx.getSenderAddress().bytes))
   const transactions: TransactionJson[] = []
   const receipts: ReceiptJson[] = []
   const blobGasPrice = header.excessBlobGas !== undefined ? header.getBlobGasPrice() : undefined

@@ -6,9 +6,9 @@ import type { Block } from '@ethereumjs/block'
 import { TransactionType } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { EIP7702CompatibleTx } from '@ethereumjs/tx'
-import { bytesToBigInt, bytesToHex, createAddressFromString, createContractAddress } from '@ethereumjs/util'
+import { bytesToBigInt, createAddressFromString, createContractAddress } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
-import { toQuantity } from '../../encoding/hex.ts'
+import { toData, toQuantity } from '../../encoding/hex.ts'
 
 export interface LogJson {
   address: string
@@ -67,10 +67,10 @@ export function renderTransaction(tx: TypedTransaction, from: string, at: Inclus
   if (tx.type === TransactionType.BlobEIP4844) {
     out.maxFeePerBlobGas = toQuantity((tx as { maxFeePerBlobGas: bigint }).maxFeePerBlobGas)
   }
-  out.hash = bytesToHex(tx.hash())
-  out.input = bytesToHex(tx.data)
+  out.hash = toData(tx.hash())
+  out.input = toData(tx.data)
   out.nonce = toQuantity(tx.nonce)
-  out.to = tx.to ? tx.to.toString() : null
+  out.to = tx.to ? toData(tx.to.bytes) : null
   out.transactionIndex = at ? toQuantity(at.index) : null
   out.value = toQuantity(tx.value)
   out.type = toQuantity(tx.type)
@@ -89,7 +89,7 @@ export function renderTransaction(tx: TypedTransaction, from: string, at: Inclus
   if (tx.type === TransactionType.EOACodeEIP7702) {
     out.authorizationList = (tx as EIP7702CompatibleTx).authorizationList.map(([chainId, address, nonce, yParity, r, s]) => ({
       chainId: toQuantity(bytesToBigInt(chainId)),
-      address: bytesToHex(address),
+      address: toData(address),
       nonce: toQuantity(bytesToBigInt(nonce)),
       yParity: toQuantity(bytesToBigInt(yParity)),
       r: toQuantity(bytesToBigInt(r)),
@@ -121,11 +121,11 @@ export interface ReceiptInput {
 
 export function renderReceipt(input: ReceiptInput): ReceiptJson {
   const { tx, from, receipt, gasUsed, at } = input
-  const transactionHash = bytesToHex(tx.hash())
+  const transactionHash = toData(tx.hash())
   const logs = receipt.logs.map(([address, topics, data], i) => ({
-    address: bytesToHex(address),
-    topics: topics.map((t) => bytesToHex(t)),
-    data: bytesToHex(data),
+    address: toData(address),
+    topics: topics.map((t) => toData(t)),
+    data: toData(data),
     blockNumber: toQuantity(at.blockNumber),
     transactionHash,
     transactionIndex: toQuantity(at.index),
@@ -137,17 +137,17 @@ export function renderReceipt(input: ReceiptInput): ReceiptJson {
   const out: Record<string, unknown> = {
     blockHash: at.blockHash,
     blockNumber: toQuantity(at.blockNumber),
-    contractAddress: tx.to ? null : createContractAddress(createAddressFromString(from), tx.nonce).toString(),
+    contractAddress: tx.to ? null : toData(createContractAddress(createAddressFromString(from), tx.nonce).bytes),
     cumulativeGasUsed: toQuantity(receipt.cumulativeBlockGasUsed),
     effectiveGasPrice: toQuantity(effectiveGasPrice(tx, at.baseFee)),
     from,
     gasUsed: toQuantity(gasUsed),
     logs,
-    logsBloom: bytesToHex(receipt.bitvector),
+    logsBloom: toData(receipt.bitvector),
   }
-  if ('stateRoot' in receipt) out.root = bytesToHex(receipt.stateRoot)
+  if ('stateRoot' in receipt) out.root = toData(receipt.stateRoot)
   else out.status = toQuantity(receipt.status)
-  out.to = tx.to ? tx.to.toString() : null
+  out.to = tx.to ? toData(tx.to.bytes) : null
   out.transactionHash = transactionHash
   out.transactionIndex = toQuantity(at.index)
   out.type = toQuantity(tx.type)
@@ -161,7 +161,7 @@ export function renderReceipt(input: ReceiptInput): ReceiptJson {
 
 export function inclusionOf(block: Block, index: number): Inclusion {
   return {
-    blockHash: bytesToHex(block.hash()),
+    blockHash: toData(block.hash()),
     blockNumber: block.header.number,
     blockTimestamp: block.header.timestamp,
     index,

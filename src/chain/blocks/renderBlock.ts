@@ -9,8 +9,7 @@
  * A block is rendered once per form and kept beside its record: the chain never changes a block.
  */
 import type { Block } from '@ethereumjs/block'
-import { bytesToHex } from '@ethereumjs/util'
-import { toQuantity } from '../../encoding/hex.ts'
+import { toData, toQuantity } from '../../encoding/hex.ts'
 import type { BlockRecord } from './types.ts'
 
 export type BlockJson = Record<string, unknown> & { hash: string; transactions: unknown[] }
@@ -41,13 +40,13 @@ function build(record: BlockRecord, fullTransactions: boolean): BlockJson {
     hash: record.hash,
     size: toQuantity(block.serialize().length),
     transactions: fullTransactions ? [...record.transactions] : record.transactions.map((tx) => tx.hash),
-    uncles: block.uncleHeaders.map((uncle) => bytesToHex(uncle.hash())),
+    uncles: block.uncleHeaders.map((uncle) => toData(uncle.hash())),
   }
   if (block.withdrawals !== undefined) {
     fields.withdrawals = block.withdrawals.map((w) => ({
       index: toQuantity(w.index),
       validatorIndex: toQuantity(w.validatorIndex),
-      address: w.address.toString(),
+      address: toData(w.address.bytes),
       amount: toQuantity(w.amount),
     }))
   }
@@ -59,27 +58,27 @@ export function renderHeader(block: Block): Record<string, unknown> {
   const h = block.header
   const out: Record<string, unknown> = {
     number: toQuantity(h.number),
-    parentHash: bytesToHex(h.parentHash),
-    nonce: bytesToHex(h.nonce),
-    mixHash: bytesToHex(h.mixHash),
-    sha3Uncles: bytesToHex(h.uncleHash),
-    logsBloom: bytesToHex(h.logsBloom),
-    stateRoot: bytesToHex(h.stateRoot),
-    miner: h.coinbase.toString(),
+    parentHash: toData(h.parentHash),
+    nonce: toData(h.nonce),
+    mixHash: toData(h.mixHash),
+    sha3Uncles: toData(h.uncleHash),
+    logsBloom: toData(h.logsBloom),
+    stateRoot: toData(h.stateRoot),
+    miner: toData(h.coinbase.bytes),
     difficulty: toQuantity(h.difficulty),
-    extraData: bytesToHex(h.extraData),
+    extraData: toData(h.extraData),
     gasLimit: toQuantity(h.gasLimit),
     gasUsed: toQuantity(h.gasUsed),
     timestamp: toQuantity(h.timestamp),
-    transactionsRoot: bytesToHex(h.transactionsTrie),
-    receiptsRoot: bytesToHex(h.receiptTrie),
+    transactionsRoot: toData(h.transactionsTrie),
+    receiptsRoot: toData(h.receiptTrie),
   }
   if (h.baseFeePerGas !== undefined) out.baseFeePerGas = toQuantity(h.baseFeePerGas)
-  if (h.withdrawalsRoot !== undefined) out.withdrawalsRoot = bytesToHex(h.withdrawalsRoot)
+  if (h.withdrawalsRoot !== undefined) out.withdrawalsRoot = toData(h.withdrawalsRoot)
   if (h.blobGasUsed !== undefined) out.blobGasUsed = toQuantity(h.blobGasUsed)
   if (h.excessBlobGas !== undefined) out.excessBlobGas = toQuantity(h.excessBlobGas)
-  if (h.parentBeaconBlockRoot !== undefined) out.parentBeaconBlockRoot = bytesToHex(h.parentBeaconBlockRoot)
-  if (h.requestsHash !== undefined) out.requestsHash = bytesToHex(h.requestsHash)
+  if (h.parentBeaconBlockRoot !== undefined) out.parentBeaconBlockRoot = toData(h.parentBeaconBlockRoot)
+  if (h.requestsHash !== undefined) out.requestsHash = toData(h.requestsHash)
   return out
 }
 

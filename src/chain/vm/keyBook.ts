@@ -6,6 +6,8 @@
  * manager notes each one here (./recordingState.ts), so the book names every key the state can
  * hold. Keys written and later emptied stay in the book: a dump reads the values and skips them.
  */
+import { flatString } from '../../encoding/hex.ts'
+
 export class KeyBook {
   /** Lowercase 0x addresses, each with its slots (lowercase 0x, 32 bytes), in order of first write. */
   readonly #accounts = new Map<string, Set<string>>()
@@ -17,13 +19,14 @@ export class KeyBook {
   }
 
   account(address: string): void {
-    if (!this.#accounts.has(address)) this.#accounts.set(address, new Set())
+    if (!this.#accounts.has(address)) this.#accounts.set(flatString(address), new Set())
   }
 
   slot(address: string, slot: string): void {
     let slots = this.#accounts.get(address)
-    if (!slots) this.#accounts.set(address, (slots = new Set()))
-    slots.add(slot)
+    if (!slots) this.#accounts.set(flatString(address), (slots = new Set()))
+    // Kept flat: EthereumJS's hex is a rope of one-byte pieces (see ../../encoding/hex.ts).
+    if (!slots.has(slot)) slots.add(flatString(slot))
   }
 
   get size(): number {

@@ -14,8 +14,10 @@
  *
  * Keys arrive as unprefixed hex built two digits at a time (EthereumJS's `bytesToUnprefixedHex`),
  * which V8 keeps as a rope of one-byte pieces (~1 KiB for a 32-byte hash): a kept key is copied
- * flat. Values are the nodes' bytes (the trie is made with `ValueEncoding.Bytes`), copied when they
- * are a view into a larger buffer.
+ * flat. Values are the nodes' bytes (the trie is made with `ValueEncoding.Bytes`): in the base as
+ * they were loaded (what the verified cache saves), above it as Latin-1 strings, one byte per
+ * character (a small `Uint8Array` costs ~200 bytes of objects and allocation besides its bytes;
+ * a string 16), read back as a new `Uint8Array` of their own.
  */
 import type { BatchDBOp, DB } from '@ethereumjs/util'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
@@ -33,10 +35,10 @@ const MAX_DEPTH = 16
 
 /** What was written after its parent was marked. */
 export class TrieLayer {
-  readonly entries: Map<string, Uint8Array | typeof DELETED>
+  readonly entries: Map<string, Uint8Array | string | typeof DELETED>
   parent: TrieLayer | undefined
 
-  constructor(parent: TrieLayer | undefined, entries = new Map<string, Uint8Array | typeof DELETED>()) {
+  constructor(parent: TrieLayer | undefined, entries = new Map<string, Uint8Array | string | typeof DELETED>()) {
     this.parent = parent
     this.entries = entries
   }
@@ -73,13 +75,15 @@ export class TrieDatabase implements DB<Key, Value> {
     const k = keyOf(key)
     for (let layer: TrieLayer | undefined = this.#top.layer; layer; layer = layer.parent) {
       const value = layer.entries.get(k)
-      if (value !== undefined) return value ?? undefined
+      if (value !== undefined) return typeof value === 'string' ? bytesOf(value) : (value ?? undefined)
     }
     return undefined
   }
 
   async put(key: Key, value: Value): Promise<void> {
-    this.#top.layer.entries.set(flatString(keyOf(key)), ownBytes(value))
+    const layer = this.#top.layer
+    const bytes = typeof value === 'string' ? unprefixedHexToBytes(value) : value
+    layer.entries.set(flatString(keyOf(key)), layer === this.#base ? ownBytes(bytes) : latin1Of(bytes))
   }
 
   async del(key: Key): Promise<void> {
@@ -160,7 +164,18 @@ function keyOf(key: Key): string {
 }
 
 /** The value's own bytes: a view into a larger buffer (returned data, a decoded list) would keep all of it. */
-function ownBytes(value: Value): Uint8Array {
-  if (typeof value === 'string') return unprefixedHexToBytes(value)
+function ownBytes(value: Uint8Array): Uint8Array {
   return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? value : value.slice()
+}
+
+/** Bytes as a flat Latin-1 string, one character per byte. */
+function latin1Of(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
+}
+
+/** A Latin-1 string's bytes, in a buffer of their own (not a slice of Node's shared pool, which a kept value would pin). */
+function bytesOf(latin1: string): Uint8Array {
+  const bytes = new Uint8Array(latin1.length)
+  Buffer.from(bytes.buffer).write(latin1, 'latin1')
+  return bytes
 }
