@@ -2,7 +2,9 @@
  * What the gateway is given to work with besides its configuration: the JSON-RPC layer it
  * dispatches calls to (src/rpc/dispatch.ts unless a test injects one) and where it tells failures.
  */
-import { execute as rpcExecute, isSupportedMethod as rpcIsSupported } from '../rpc/dispatch.ts'
+import { errorResponse, execute as rpcExecute, isSupportedMethod as rpcIsSupported, isThenable } from '../rpc/dispatch.ts'
+import type { MaybePromise } from '../rpc/dispatch.ts'
+import { InternalError } from '../rpc/errors.ts'
 import type { RpcContext } from '../rpc/method.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../rpc/types.ts'
 
@@ -13,10 +15,33 @@ export interface Logger {
 
 export const silentLogger: Logger = { error() {} }
 
-/** The JSON-RPC layer the gateway dispatches to (src/rpc/dispatch.ts unless a test injects one). */
+/**
+ * The JSON-RPC layer the gateway dispatches to (src/rpc/dispatch.ts unless a test injects one).
+ * `execute` answers at once or with a promise; the gateway waits only for a promise.
+ */
 export interface RpcBackend {
   isSupportedMethod(method: string): boolean
-  execute(ctx: RpcContext, request: JsonRpcRequest): Promise<JsonRpcResponse>
+  execute(ctx: RpcContext, request: JsonRpcRequest): MaybePromise<JsonRpcResponse>
 }
 
 export const defaultRpcBackend: RpcBackend = { isSupportedMethod: rpcIsSupported, execute: rpcExecute }
+
+/**
+ * One call on the backend, never failing: a throw or a rejection of `execute` (a bug: the RPC layer
+ * turns every error of a method into its response) is logged and answered -32603. Synchronous
+ * when `execute` is.
+ */
+export function callBackend(rpc: RpcBackend, ctx: RpcContext, request: JsonRpcRequest, logger: Logger): MaybePromise<JsonRpcResponse> {
+  let answer: MaybePromise<JsonRpcResponse>
+  try {
+    answer = rpc.execute(ctx, request)
+  } catch (err) {
+    return internalFailure(logger, request, err)
+  }
+  return isThenable(answer) ? Promise.resolve(answer).then(undefined, (err: unknown) => internalFailure(logger, request, err)) : answer
+}
+
+function internalFailure(logger: Logger, request: JsonRpcRequest, err: unknown): JsonRpcResponse {
+  logger.error(`internal error in ${request.method}`, err)
+  return errorResponse(request.id, new InternalError())
+}

@@ -13,12 +13,12 @@
  */
 import type { Chain, ChainSnapshot } from '../chain/chain.ts'
 import { DEV_METHODS } from '../rpc/devRegistry.ts'
-import { errorResponse } from '../rpc/dispatch.ts'
-import { execute } from '../rpc/dispatch.ts'
-import { InternalError } from '../rpc/errors.ts'
+import { errorResponse, execute, isThenable } from '../rpc/dispatch.ts'
+import type { MaybePromise, ParsedMessage } from '../rpc/dispatch.ts'
 import type { DevContext, RpcContext } from '../rpc/method.ts'
-import type { JsonRpcRequest, JsonRpcResponse } from '../rpc/types.ts'
+import type { JsonRpcResponse } from '../rpc/types.ts'
 import { ControlNotFoundError } from './controlError.ts'
+import { callBackend } from './backend.ts'
 import type { Logger, RpcBackend } from './backend.ts'
 import { planBody } from './plan.ts'
 import type { FilterScopes } from './filterScopes.ts'
@@ -92,22 +92,14 @@ export function createDevRpc(deps: DevRpcDeps): DevRpc {
     }
   }
 
-  async function run(ctx: RpcContext, request: JsonRpcRequest): Promise<JsonRpcResponse> {
-    try {
-      return await devRpcBackend.execute(ctx, request)
-    } catch (err) {
-      deps.logger.error(`internal error in ${request.method}`, err)
-      return errorResponse(request.id, new InternalError())
-    }
-  }
+  return async (name, body) => answer(name, body)
 
-  return async (name, body) => {
+  function answer(name: string, body: Buffer | string): MaybePromise<HttpResponse> {
     const network = deps.networks.get(name)
     if (!network) throw new ControlNotFoundError('network', name)
-    const dev = devContext(network)
     const ctx: RpcContext = {
       chain: network.chain,
-      dev,
+      dev: devContext(network),
       ...(deps.execution === undefined ? {} : { execution: deps.execution }),
       get filters() {
         return deps.filterScopes.tableOf(DEV_RPC_FILTER_KEY, network)
@@ -115,31 +107,37 @@ export function createDevRpc(deps: DevRpcDeps): DevRpc {
       onInternalError: (err, req) => deps.logger.error(`internal error in ${req.method}`, err),
     }
     // Every method, whatever the network's excludeMethods: those are the hosted service's rules,
-    // which this endpoint does not play (a test suite drives its node with all of them).
-    const plan = planBody(body, devRpcBackend.isSupportedMethod, deps.batchLimit)
-    let payload: JsonRpcResponse | JsonRpcResponse[] | undefined
+    // which this endpoint does not play (a test suite drives its node with all of them). Nothing
+    // is charged, so nothing is priced.
+    const plan = planBody(body, deps.batchLimit)
     switch (plan.kind) {
       case 'answer':
-        payload = plan.payload
-        break
+        return answered(plan.payload)
       case 'single': {
-        const response = await run(ctx, plan.message.request)
-        payload = plan.message.notification ? undefined : response
-        break
+        const { request, notification } = plan.message
+        const response = callBackend(devRpcBackend, ctx, request, deps.logger)
+        if (isThenable(response)) return response.then((r) => answered(notification ? undefined : r))
+        return answered(notification ? undefined : response)
       }
-      case 'batch': {
-        const responses: (JsonRpcResponse | undefined)[] = []
-        // In order, one after the other: test methods change the chain the next call reads.
-        for (const m of plan.messages) {
-          const response = m.ok ? await run(ctx, m.request) : errorResponse(m.id, m.error)
-          responses.push(m.ok && m.notification ? undefined : response)
-        }
-        const answered = responses.filter((r): r is JsonRpcResponse => r !== undefined)
-        payload = answered.length > 0 ? answered : undefined
-        break
-      }
+      case 'batch':
+        return runInOrder(ctx, plan.messages)
     }
-    const response = jsonRpcResponse(payload)
-    return { ...response, status: 200 }
   }
+
+  /** A batch's calls one after the other (test methods change the chain the next call reads), answered in order. */
+  async function runInOrder(ctx: RpcContext, messages: readonly ParsedMessage[]): Promise<HttpResponse> {
+    const responses: JsonRpcResponse[] = []
+    for (const m of messages) {
+      const response = m.ok ? await callBackend(devRpcBackend, ctx, m.request, deps.logger) : errorResponse(m.id, m.error)
+      if (!(m.ok && m.notification)) responses.push(response)
+    }
+    return answered(responses.length > 0 ? responses : undefined)
+  }
+}
+
+/** The endpoint's answers are all 200, as Anvil's are. */
+function answered(payload: JsonRpcResponse | JsonRpcResponse[] | undefined): HttpResponse {
+  const response = jsonRpcResponse(payload)
+  response.status = 200
+  return response
 }

@@ -175,11 +175,18 @@ export class FaultBook {
     this.#slots.length = 0
   }
 
+  /** Whether any fault is scripted: when none is, a request need not build a `FaultTarget` to ask. */
+  get armed(): boolean {
+    return this.#slots.length > 0
+  }
+
   /**
    * The fault that fires on this request, if any: counted as fired, and gone once its `times`
-   * are used up. Each matching fault with a probability draws once per request.
+   * are used up. Each matching fault with a probability draws once per request. Returns at once
+   * when nothing is scripted.
    */
   fire(target: FaultTarget): Fault | undefined {
+    if (this.#slots.length === 0) return undefined
     for (let i = 0; i < this.#slots.length; i++) {
       const slot = this.#slots[i]!
       const f = slot.fault

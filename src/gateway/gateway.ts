@@ -29,6 +29,8 @@ import type { FilterLimits } from '../chain/filters/filterTable.ts'
 import { SYSTEM_CLOCK } from '../chain/clock.ts'
 import type { Chain } from '../chain/chain.ts'
 import { DEFAULT_EVM_TIMEOUT_MS, DEFAULT_SLICE_MS } from '../chain/vm/executionGuard.ts'
+import { isThenable } from '../rpc/dispatch.ts'
+import type { MaybePromise } from '../rpc/dispatch.ts'
 import type { RpcContext } from '../rpc/method.ts'
 import { defaultRpcBackend, silentLogger } from './backend.ts'
 import type { Logger, RpcBackend } from './backend.ts'
@@ -124,6 +126,11 @@ export interface Gateway {
   readonly filters: FilterScopes
   /** Answers one request. Never rejects: a failure anywhere is a logged 500 `-32603 internal error`. */
   handle(request: GatewayRequest): Promise<HttpResponse>
+  /**
+   * `handle` for a transport that writes the answer as soon as it has it: the answer itself when
+   * nothing waited (an `eth_blockNumber`), else a promise of it. Never throws nor rejects.
+   */
+  respond(request: GatewayRequest): MaybePromise<HttpResponse>
   /**
    * Judges a WebSocket upgrade by the request rules and the handshake: refused with the answer a
    * POST would get (or gorilla/websocket's handshake refusals), or accepted with the session to
@@ -237,6 +244,20 @@ export function createGateway(options: GatewayOptions): Gateway {
     decorate,
   })
 
+  /** Never throws nor rejects: whatever fails, here or in a rule, becomes a logged 500 (the guard of every transport). */
+  const failed = (err: unknown): HttpResponse => {
+    logger.error('gateway failure', err)
+    return gatewayFailure()
+  }
+  function respond(request: GatewayRequest): MaybePromise<HttpResponse> {
+    try {
+      const answer = pipeline.handleRequest(request)
+      return isThenable(answer) ? answer.then(undefined, failed) : answer
+    } catch (err) {
+      return failed(err)
+    }
+  }
+
   return {
     serviceHost,
     networks,
@@ -252,15 +273,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     ledger,
     clock,
     control,
-    /** Never rejects: whatever throws, here or in a rule, becomes a logged 500 (the guard of every transport). */
     async handle(request) {
-      try {
-        return await pipeline.handleRequest(request)
-      } catch (err) {
-        logger.error('gateway failure', err)
-        return gatewayFailure()
-      }
+      return respond(request)
     },
+    respond,
     async upgrade(request) {
       try {
         return await socketSide.upgrade(request)

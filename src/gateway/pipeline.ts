@@ -3,23 +3,32 @@
  * rules, a scripted fault, the charge, the calls, the request log's entry. HTTP requests
  * (`handleRequest`) and WebSocket messages (`answerBody` with stage `message`) take it alike. The
  * order, and why it is so, is in ./gateway.ts.
+ *
+ * Synchronous until something waits: the body is parsed and priced once, the rules run, the
+ * charge is made and the call dispatched in one go; a promise is made only when the method (or a
+ * scripted fault) returns one, so an `eth_blockNumber` is answered before its request handler
+ * returns.
  */
 import type { FilterScopes } from './filterScopes.ts'
-import { errorResponse } from '../rpc/dispatch.ts'
-import { InternalError, MethodNotFoundError } from '../rpc/errors.ts'
+import type { Chain } from '../chain/chain.ts'
+import type { FilterTable } from '../chain/filters/filterTable.ts'
+import { errorResponse, isThenable } from '../rpc/dispatch.ts'
+import type { MaybePromise } from '../rpc/dispatch.ts'
+import { MethodNotFoundError } from '../rpc/errors.ts'
 import type { RpcContext } from '../rpc/method.ts'
+import type { SubscriptionHost } from '../rpc/subscriptions.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../rpc/types.ts'
+import { callBackend } from './backend.ts'
 import type { Logger, RpcBackend } from './backend.ts'
 import type { ControllableClock } from './clock.ts'
 import type { KeySettings } from './config.ts'
 import { decorate, gatewayFailure, preflight } from './cors.ts'
-import { BAD_REQUEST_COST } from './credits.ts'
 import type { CreditLedger } from './credits.ts'
 import { GatewayError, WebSocketHandshakeError } from './errors.ts'
 import type { FaultAnswers } from './faultAnswers.ts'
-import type { FaultBook } from './faults.ts'
-import { messageCost, planBody, servedOn } from './plan.ts'
-import type { Plan } from './plan.ts'
+import type { Fault, FaultBook } from './faults.ts'
+import { planBody, servedOn } from './plan.ts'
+import type { Plan, Serves } from './plan.ts'
 import { header } from './request.ts'
 import type { CallRule, GatewayRequest, Network, RequestRule, RequestState } from './request.ts'
 import { loggedText } from './requestLog.ts'
@@ -39,10 +48,22 @@ import type { JwtCheck } from './rules/jwt.ts'
 import { createNetworkAccessRule } from './rules/networkAccess.ts'
 import { createRouteRule } from './rules/route.ts'
 import { createSecretRule } from './rules/secret.ts'
+import type { MessageCalls } from './sockets/frames.ts'
 import { checkHandshake } from './sockets/handshake.ts'
 import type { Answered } from './sockets/socketSide.ts'
 
 type Draft = LogDraft
+type CallDraft = { -readonly [K in keyof LoggedCall]: LoggedCall[K] }
+
+/** The signal of a request's client going away, asked for only by a fault that holds the request. */
+type SignalSource = () => AbortSignal | undefined
+
+/** What a WebSocket message's answer needs besides the response (`Answered`); HTTP asks for none of it. */
+interface AnswerNote {
+  calls?: MessageCalls
+  faulted?: Fault
+  refusal?: GatewayError
+}
 
 /** What the pipeline works with: the gateway's state and collaborators (owned by `createGateway`). */
 export interface PipelineDeps {
@@ -65,12 +86,76 @@ function outcomeOf(response: JsonRpcResponse): LoggedCall['outcome'] {
   return 'error' in response ? response.error.code : 'ok'
 }
 
+/** A call's context on the gateway's path: its key's filters on the network, made on first use. */
+class CallContext implements RpcContext {
+  readonly chain: Chain
+  readonly execution: RpcContext['execution']
+  readonly subscriptions: SubscriptionHost | undefined
+  readonly onInternalError: RpcContext['onInternalError']
+  readonly #scopes: FilterScopes
+  readonly #key: string
+  readonly #network: Network
+
+  constructor(deps: PipelineDeps, onInternalError: RpcContext['onInternalError'], key: string, network: Network, subscriptions: SubscriptionHost | undefined) {
+    this.chain = network.chain
+    this.execution = deps.execution
+    this.subscriptions = subscriptions
+    this.onInternalError = onInternalError
+    this.#scopes = deps.filterScopes
+    this.#key = key
+    this.#network = network
+  }
+
+  get filters(): FilterTable {
+    return this.#scopes.tableOf(this.#key, this.#network)
+  }
+}
+
+/** The calls of a plan as the log keeps them, each at the price the plan gave it. */
+function loggedCalls(plan: Plan): CallDraft[] {
+  switch (plan.kind) {
+    case 'answer':
+      return []
+    case 'single':
+      return [{ method: loggedText(plan.message.request.method), credits: plan.cost, outcome: null }]
+    case 'batch':
+      return plan.messages.map((m, i) => ({ method: m.ok ? loggedText(m.request.method) : null, credits: plan.costs[i]!, outcome: null }))
+  }
+}
+
+/** The ids a socket answers a refused or faulted message with. */
+function messageCalls(plan: Plan): MessageCalls {
+  switch (plan.kind) {
+    case 'answer':
+      return { batch: false, ids: [plan.id] }
+    case 'single':
+      return { batch: false, ids: [plan.message.notification ? undefined : plan.message.request.id] }
+    case 'batch':
+      return { batch: true, ids: plan.messages.map((m) => (m.ok ? (m.notification ? undefined : m.request.id) : m.id)) }
+  }
+}
+
+/** The methods a fault is matched against: those of the plan's valid calls. */
+function methodsOf(plan: Plan): string[] {
+  switch (plan.kind) {
+    case 'answer':
+      return []
+    case 'single':
+      return [plan.message.request.method]
+    case 'batch':
+      return plan.messages.flatMap((m) => (m.ok ? [m.request.method] : []))
+  }
+}
+
 export class RequestPipeline {
   readonly #deps: PipelineDeps
   readonly #requestRules: readonly RequestRule[]
   readonly #callRules: readonly CallRule[] = [createMethodAllowlistRule(), createContractAddressAllowlistRule()]
   /** After the request rules: a key's JWT, asynchronous when there is one to verify. */
   readonly checkJwt: JwtCheck
+  /** What each network serves (its exclusions applied), made once per network. */
+  readonly #serves = new WeakMap<Network, Serves>()
+  readonly #onInternalError: RpcContext['onInternalError']
   /** The log's time of the last request, kept for the next ones in the same millisecond. */
   #lastMs = NaN
   #lastIso = ''
@@ -87,6 +172,7 @@ export class RequestPipeline {
       createUserAgentAllowlistRule(),
     ]
     this.checkJwt = createJwtRule(deps.clock)
+    this.#onInternalError = (err, req) => deps.logger.error(`internal error in ${req.method}`, err)
   }
 
   #isoTime(ms: number): string {
@@ -112,29 +198,19 @@ export class RequestPipeline {
     }
   }
 
-  async #run(state: RequestState, request: JsonRpcRequest): Promise<JsonRpcResponse> {
-    const { filterScopes, logger, rpc, execution } = this.#deps
+  #servesOn(network: Network): Serves {
+    let serves = this.#serves.get(network)
+    if (serves === undefined) this.#serves.set(network, (serves = servedOn(this.#deps.rpc, network)))
+    return serves
+  }
+
+  /** One call, answered at once when its method answers synchronously. */
+  #run(state: RequestState, request: JsonRpcRequest): MaybePromise<JsonRpcResponse> {
     const network = state.network!
-    const key = state.key!.key
-    const ctx: RpcContext = {
-      chain: network.chain,
-      execution,
-      // Made on the first filter call of this key on this network.
-      get filters() {
-        return filterScopes.tableOf(key, network)
-      },
-      // A WebSocket session's subscriptions (eth_subscribe); absent over HTTP.
-      ...(state.subscriptions ? { subscriptions: state.subscriptions } : {}),
-      onInternalError: (err, req) => logger.error(`internal error in ${req.method}`, err),
-    }
     // A method the network leaves out is answered as one the double does not serve.
     if (network.excludedMethods?.has(request.method)) return errorResponse(request.id, new MethodNotFoundError(request.method))
-    try {
-      return await rpc.execute(ctx, request)
-    } catch (err) {
-      logger.error(`internal error in ${request.method}`, err)
-      return errorResponse(request.id, new InternalError())
-    }
+    const ctx = new CallContext(this.#deps, this.#onInternalError, state.key!.key, network, state.subscriptions)
+    return callBackend(this.#deps.rpc, ctx, request, this.#deps.logger)
   }
 
   /**
@@ -145,101 +221,161 @@ export class RequestPipeline {
    * which comes before both.
    */
   async answerBody(state: RequestState, body: Buffer | string, draft: Draft, stage: 'request' | 'message', signal: AbortSignal | undefined): Promise<Answered> {
-    const { rpc, batchLimit, faults, faultAnswers, ledger } = this.#deps
-    const serves = servedOn(rpc, state.network)
-    const plan = planBody(body, serves, batchLimit)
-    const messages = plan.kind === 'single' ? [plan.message] : plan.kind === 'batch' ? plan.messages : []
-    const calls = {
-      batch: plan.kind === 'batch',
-      ids: plan.kind === 'answer' ? [plan.id] : messages.map((m) => (m.ok ? (m.notification ? undefined : m.request.id) : m.id)),
-    }
+    const note: AnswerNote = {}
+    const response = await this.#answerBody(state, body, draft, stage, () => signal, note)
+    return { response, ...note }
+  }
+
+  #answerBody(state: RequestState, body: Buffer | string, draft: Draft, stage: 'request' | 'message', signal: SignalSource, note: AnswerNote | undefined): MaybePromise<HttpResponse> {
+    const { batchLimit, faults } = this.#deps
+    const plan = planBody(body, batchLimit, this.#servesOn(state.network!))
+    if (note !== undefined) note.calls = messageCalls(plan)
     draft.batch = plan.kind === 'batch'
-    draft.calls = messages.map((m) =>
-      m.ok ? { method: loggedText(m.request.method), credits: messageCost(m, serves), outcome: null } : { method: null, credits: BAD_REQUEST_COST, outcome: null },
-    )
+    draft.calls = loggedCalls(plan)
     try {
-      for (const call of messages) {
-        if (call.ok) for (const rule of this.#callRules) rule(state, call.request)
-      }
+      if (plan.kind === 'single') this.#applyCallRules(state, plan.message.request)
+      else if (plan.kind === 'batch') for (const call of plan.messages) if (call.ok) this.#applyCallRules(state, call.request)
     } catch (err) {
-      if (err instanceof GatewayError) return { response: toHttpResponse(err), calls, refusal: err }
-      throw err
+      if (!(err instanceof GatewayError)) throw err
+      if (note !== undefined) note.refusal = err
+      return toHttpResponse(err)
     }
-    const fault = faults.fire({ network: state.network!.name, key: state.key!.key, methods: messages.flatMap((m) => (m.ok ? [m.request.method] : [])), stage })
-    if (fault) {
-      draft.fault = fault.kind
-      // On a socket a timeout leaves the message unanswered: nothing to hold.
-      const faulted = stage === 'message' && fault.kind === 'timeout' ? droppedResponse() : await faultAnswers.answer(fault, plan.id, signal)
-      if (faulted) return { response: faulted, calls, faulted: fault }
-    }
+    const fault = faults.armed ? faults.fire({ network: state.network!.name, key: state.key!.key, methods: methodsOf(plan), stage }) : undefined
+    if (fault !== undefined) return this.#faulted(fault, plan, state, draft, stage, signal, note)
+    return this.#charged(plan, state, draft, note)
+  }
+
+  #applyCallRules(state: RequestState, call: JsonRpcRequest): void {
+    for (const rule of this.#callRules) rule(state, call)
+  }
+
+  /** A fault's answer; a latency served goes on to the charge and the calls. */
+  async #faulted(fault: Fault, plan: Plan, state: RequestState, draft: Draft, stage: 'request' | 'message', signal: SignalSource, note: AnswerNote | undefined): Promise<HttpResponse> {
+    draft.fault = fault.kind
+    // On a socket a timeout leaves the message unanswered: nothing to hold.
+    const faulted = stage === 'message' && fault.kind === 'timeout' ? droppedResponse() : await this.#deps.faultAnswers.answer(fault, plan.id, signal())
+    if (faulted === undefined) return this.#charged(plan, state, draft, note)
+    if (note !== undefined) note.faulted = fault
+    return faulted
+  }
+
+  /** The charge of the whole plan, in one synchronous step, then its calls. */
+  #charged(plan: Plan, state: RequestState, draft: Draft, note: AnswerNote | undefined): MaybePromise<HttpResponse> {
     try {
-      ledger.charge(state.key!, plan.cost)
+      this.#deps.ledger.charge(state.key!, plan.cost)
     } catch (err) {
-      if (err instanceof GatewayError) return { response: toHttpResponse(err, plan.id), calls, refusal: err }
-      throw err
+      if (!(err instanceof GatewayError)) throw err
+      if (note !== undefined) note.refusal = err
+      return toHttpResponse(err, plan.id)
     }
     draft.credits = plan.cost
-    return { response: await this.#runPlan(plan, state, draft), calls }
+    return this.#runPlan(plan, state, draft)
   }
 
   /** The calls of a charged plan, run (a batch's concurrently), answered in request order. */
-  async #runPlan(plan: Plan, state: RequestState, draft: Draft): Promise<HttpResponse> {
+  #runPlan(plan: Plan, state: RequestState, draft: Draft): MaybePromise<HttpResponse> {
     switch (plan.kind) {
       case 'answer':
         return jsonRpcResponse(plan.payload)
       case 'single': {
-        const response = await this.#run(state, plan.message.request)
-        draft.calls[0] = { ...draft.calls[0]!, outcome: outcomeOf(response) }
-        return jsonRpcResponse(plan.message.notification ? undefined : response)
+        const call = draft.calls[0] as CallDraft
+        const notification = plan.message.notification
+        const answer = this.#run(state, plan.message.request)
+        if (isThenable(answer)) {
+          return answer.then((response) => {
+            call.outcome = outcomeOf(response)
+            return jsonRpcResponse(notification ? undefined : response)
+          })
+        }
+        call.outcome = outcomeOf(answer)
+        return jsonRpcResponse(notification ? undefined : answer)
       }
-      case 'batch': {
-        const responses = await Promise.all(
+      case 'batch':
+        return Promise.all(
           plan.messages.map(async (m, i) => {
             const response = m.ok ? await this.#run(state, m.request) : errorResponse(m.id, m.error)
-            draft.calls[i] = { ...draft.calls[i]!, outcome: outcomeOf(response) }
+            ;(draft.calls[i] as CallDraft).outcome = outcomeOf(response)
             return m.ok && m.notification ? undefined : response
           }),
-        )
-        const answered = responses.filter((r): r is JsonRpcResponse => r !== undefined)
-        return jsonRpcResponse(answered.length > 0 ? answered : undefined)
-      }
+        ).then((responses) => {
+          const answered = responses.filter((r): r is JsonRpcResponse => r !== undefined)
+          return jsonRpcResponse(answered.length > 0 ? answered : undefined)
+        })
     }
   }
 
-  async #answer(request: GatewayRequest, draft: Draft): Promise<HttpResponse> {
+  #answer(request: GatewayRequest, draft: Draft): MaybePromise<HttpResponse> {
     const state: RequestState = { request, secretVerified: false }
+    let jwt: Promise<void> | undefined
     try {
       this.applyRequestRules(state, draft)
-      const jwt = this.checkJwt(state)
-      if (jwt !== undefined) await jwt
-      if (state.websocket === true) {
-        // `/ws/v3/` asked without an upgrade (or by a transport that has no WebSocket server).
-        checkHandshake(request)
-        throw new WebSocketHandshakeError(400, 'websocket: the upgrade did not reach a WebSocket server')
-      }
+      jwt = this.checkJwt(state)
     } catch (err) {
       if (err instanceof GatewayError) return toHttpResponse(err)
       throw err
     }
-    return (await this.answerBody(state, request.body, draft, 'request', request.signal)).response
+    // A key's JWT is verified asynchronously; a key without one goes on at once.
+    if (jwt !== undefined) {
+      return jwt.then(
+        () => this.#admitted(request, state, draft),
+        (err: unknown) => {
+          if (err instanceof GatewayError) return toHttpResponse(err)
+          throw err
+        },
+      )
+    }
+    return this.#admitted(request, state, draft)
   }
 
-  /** One HTTP request, answered and logged. */
-  async handleRequest(request: GatewayRequest): Promise<HttpResponse> {
-    const origin = header(request, 'origin')
-    if (request.method === 'OPTIONS') return decorate(preflight(request), origin)
-    const draft = this.newDraft()
-    let response: HttpResponse
-    try {
-      response = await this.#answer(request, draft)
-    } catch (err) {
-      this.#deps.logger.error('gateway failure', err)
-      response = gatewayFailure()
+  /** A request the request rules let through: the WebSocket path's refusal, or its body's way. */
+  #admitted(request: GatewayRequest, state: RequestState, draft: Draft): MaybePromise<HttpResponse> {
+    if (state.websocket === true) {
+      // `/ws/v3/` asked without an upgrade (or by a transport that has no WebSocket server).
+      try {
+        checkHandshake(request)
+        throw new WebSocketHandshakeError(400, 'websocket: the upgrade did not reach a WebSocket server')
+      } catch (err) {
+        if (err instanceof GatewayError) return toHttpResponse(err)
+        throw err
+      }
     }
+    // The signal is only read by a fault that holds the request (a transport may make it on demand).
+    return this.#answerBody(state, request.body, draft, 'request', () => request.signal, undefined)
+  }
+
+  /**
+   * One HTTP request, answered and logged: at once when nothing waited, else a promise. Never
+   * throws nor rejects: a failure is logged and answered as the gateway's 500.
+   */
+  handleRequest(request: GatewayRequest): MaybePromise<HttpResponse> {
+    if (request.method === 'OPTIONS') return decorate(preflight(request), header(request, 'origin'))
+    const draft = this.newDraft()
+    let answer: MaybePromise<HttpResponse>
+    try {
+      answer = this.#answer(request, draft)
+    } catch (err) {
+      answer = this.#failure(err)
+    }
+    if (isThenable(answer)) {
+      return answer.then(
+        (response) => this.#answered(request, draft, response),
+        (err: unknown) => this.#answered(request, draft, this.#failure(err)),
+      )
+    }
+    return this.#answered(request, draft, answer)
+  }
+
+  #failure(err: unknown): HttpResponse {
+    this.#deps.logger.error('gateway failure', err)
+    return gatewayFailure()
+  }
+
+  /** The request log's entry of an answered request (the one place an HTTP request is recorded), and its CORS headers. */
+  #answered(request: GatewayRequest, draft: Draft, response: HttpResponse): HttpResponse {
     draft.status = response.destroy === true ? null : response.status
     // The key is a slice of the path, which it may keep alive: the log counts the path's length.
     this.#deps.log.record(draft, request.path.length)
-    return response.destroy === true ? response : decorate(response, origin)
+    return response.destroy === true ? response : decorate(response, header(request, 'origin'))
   }
 
   /** The log entry of a request the transport answered before the core read it (see `Gateway.logTransportAnswer`). */

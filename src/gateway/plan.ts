@@ -19,7 +19,8 @@ export type Plan =
   /** Answered without executing anything (parse error, invalid single request, bad batch). */
   | { kind: 'answer'; payload: JsonRpcResponse | JsonRpcResponse[]; cost: number; id: JsonRpcId }
   | { kind: 'single'; message: ParsedMessage & { ok: true }; cost: number; id: JsonRpcId }
-  | { kind: 'batch'; messages: ParsedMessage[]; cost: number; id: null }
+  /** `costs`: each message's price, in order (`cost` is their sum and the envelope's). */
+  | { kind: 'batch'; messages: ParsedMessage[]; costs: number[]; cost: number; id: null }
 
 /** Whether the network a request is for serves a method (the RPC layer has it and the network does not leave it out). */
 export type Serves = (method: string) => boolean
@@ -35,24 +36,28 @@ export function messageCost(message: ParsedMessage, serves: Serves): number {
   return serves(message.request.method) ? methodCost(message.request.method) : UNKNOWN_METHOD_COST
 }
 
-/** Reads the body into a plan and its total cost. Pure and synchronous. */
-export function planBody(body: Buffer | string, serves: Serves, batchLimit: number): Plan {
-  const text = typeof body === 'string' ? body : body.toString('utf8')
+/**
+ * Reads the body into a plan and its total cost, each message priced once here. Without `serves`
+ * nothing is priced (the test endpoint charges nothing): every cost is 0. Pure and synchronous.
+ */
+export function planBody(body: Buffer | string, batchLimit: number, serves?: Serves): Plan {
+  const text = typeof body === 'string' ? body : body.toString()
+  const badRequest = serves === undefined ? 0 : BAD_REQUEST_COST
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch {
-    return { kind: 'answer', payload: errorResponse(null, new ParseError()), cost: BAD_REQUEST_COST, id: null }
+    return { kind: 'answer', payload: errorResponse(null, new ParseError()), cost: badRequest, id: null }
   }
   if (!Array.isArray(json)) {
     const message = parseMessage(json, needsRawId((json as { id?: unknown } | null)?.id, text) ? rawIdOf(text) : undefined)
     if (!message.ok) {
-      return { kind: 'answer', payload: errorResponse(message.id, message.error), cost: BAD_REQUEST_COST, id: message.id }
+      return { kind: 'answer', payload: errorResponse(message.id, message.error), cost: badRequest, id: message.id }
     }
-    return { kind: 'single', message, cost: messageCost(message, serves), id: message.request.id }
+    return { kind: 'single', message, cost: serves === undefined ? 0 : messageCost(message, serves), id: message.request.id }
   }
   if (json.length === 0) {
-    return { kind: 'answer', payload: errorResponse(null, new InvalidRequestError('empty batch')), cost: BAD_REQUEST_COST, id: null }
+    return { kind: 'answer', payload: errorResponse(null, new InvalidRequestError('empty batch')), cost: badRequest, id: null }
   }
   const rawIds = json.some((m: { id?: unknown } | null) => needsRawId(m?.id, text)) ? rawBatchIds(text) : []
   const messages = json.map((m, i) => parseMessage(m, rawIds[i]))
@@ -60,8 +65,9 @@ export function planBody(body: Buffer | string, serves: Serves, batchLimit: numb
     // geth: one error in an array, with the id of the first call.
     const first = messages.find((m) => m.ok && !m.notification)
     const id = first?.ok ? first.request.id : null
-    return { kind: 'answer', payload: [errorResponse(id, new InvalidRequestError('batch too large'))], cost: BAD_REQUEST_COST, id: null }
+    return { kind: 'answer', payload: [errorResponse(id, new InvalidRequestError('batch too large'))], cost: badRequest, id: null }
   }
-  const cost = messages.reduce((sum, m) => sum + messageCost(m, serves), BATCH_ENVELOPE_COST)
-  return { kind: 'batch', messages, cost, id: null }
+  const costs = serves === undefined ? messages.map(() => 0) : messages.map((m) => messageCost(m, serves))
+  const cost = serves === undefined ? 0 : costs.reduce((sum, c) => sum + c, BATCH_ENVELOPE_COST)
+  return { kind: 'batch', messages, costs, cost, id: null }
 }

@@ -9,6 +9,10 @@
  * `close` listener) is only made when the core asks for it, which it does only to hold a request:
  * making one per request cost about a sixth of an `eth_blockNumber`'s time here.
  *
+ * Nothing is allocated per request beyond what it needs: the body's listeners are shared, a client
+ * gone before the end of its body is noticed without an Error, and an answer the core has at once
+ * (`Gateway.respond`) is written before the body's `end` event returns, without a promise.
+ *
  * Bodies in flight are bounded in bytes across the server (./bodyBudget.ts): past the bound a
  * request's body is read once answers have given room back.
  */
@@ -18,51 +22,15 @@ import type { Duplex } from 'node:stream'
 import { PayloadTooLargeError } from '../gateway/errors.ts'
 import { gatewayFailure } from '../gateway/cors.ts'
 import type { Gateway } from '../gateway/gateway.ts'
+import type { GatewayRequest } from '../gateway/request.ts'
 import type { HttpResponse } from '../gateway/response.ts'
 import { toHttpResponse } from '../gateway/response.ts'
+import { isThenable } from '../rpc/dispatch.ts'
 import { bodyBudgetOf } from './bodyBudget.ts'
 import type { BodyBudget } from './bodyBudget.ts'
 
 /** geth's `maxRequestContentLength`: 5 MiB. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024
-
-class BodyTooLarge extends Error {
-  override readonly name = 'BodyTooLarge'
-}
-
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    // A request that waited for room may have lost its client meanwhile: it would never end.
-    if (req.destroyed) {
-      reject(new ClientGone())
-      return
-    }
-    const declared = Number(req.headers['content-length'])
-    if (Number.isFinite(declared) && declared > limit) {
-      reject(new BodyTooLarge())
-      return
-    }
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > limit) {
-        req.removeAllListeners('data')
-        reject(new BodyTooLarge())
-        return
-      }
-      chunks.push(chunk)
-    })
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
-    req.on('error', reject)
-    // After 'end' this is a no-op; before it, the client went away.
-    req.on('close', () => reject(new ClientGone()))
-  })
-}
-
-class ClientGone extends Error {
-  override readonly name = 'ClientGone'
-}
 
 /**
  * The bytes a request's body may bring, taken from the budget before it is read: its declared
@@ -81,6 +49,7 @@ function write(res: ServerResponse, response: HttpResponse): void {
     return
   }
   if (res.destroyed) return
+  // Headers and body in one go: Node sends them in one write (a single `writev` of the socket).
   res.writeHead(response.status, response.headers)
   res.end(response.body)
 }
@@ -118,50 +87,169 @@ export interface NodeHandlerOptions {
   readonly network?: string
 }
 
-export function createNodeHandler(gateway: Gateway, opts: NodeHandlerOptions = {}): NodeRequestListener {
-  const limit = opts.maxBodyBytes ?? MAX_BODY_BYTES
-  const network = opts.network
-  const bodies = opts.bodies ?? bodyBudgetOf(gateway)
-  return function gatewayListener(req, res) {
-    const reserved = bodyReservation(req, limit)
-    const answer = () => void answerRequest(req, res).finally(() => bodies.give(reserved))
-    const wait = bodies.take(reserved)
-    if (wait === undefined) answer()
-    else void wait.then(answer)
+/** What every request of one listener shares. */
+interface Lane {
+  readonly gateway: Gateway
+  readonly limit: number
+  readonly network: string | undefined
+  readonly bodies: BodyBudget
+}
+
+/**
+ * A request as the core sees it. Its signal (an AbortController and a `close` listener) is made
+ * only when asked for, which only a fault holding the request does.
+ */
+class NodeRequest implements GatewayRequest {
+  readonly method: string
+  readonly host: string | undefined
+  readonly path: string
+  readonly headers: IncomingMessage['headers']
+  readonly body: Buffer
+  readonly network: string | undefined
+  readonly #res: ServerResponse
+  #signal: AbortSignal | undefined
+
+  constructor(req: IncomingMessage, res: ServerResponse, body: Buffer, network: string | undefined) {
+    this.method = req.method ?? 'GET'
+    this.host = req.headers.host
+    this.path = req.url ?? '/'
+    this.headers = req.headers
+    this.body = body
+    this.network = network
+    this.#res = res
   }
 
-  function answerRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let signal: AbortSignal | undefined
-    return readBody(req, limit).then(
-      async (body) => {
-        const response = await gateway.handle({
-          method: req.method ?? 'GET',
-          host: req.headers.host,
-          path: req.url ?? '/',
-          headers: req.headers,
-          body,
-          network,
-          get signal() {
-            return (signal ??= goneSignal(res))
-          },
-        })
-        write(res, response)
-      },
-      (err: unknown) => {
-        if (err instanceof BodyTooLarge) {
-          gateway.logTransportAnswer(413, { method: req.method ?? 'GET', host: req.headers.host, path: req.url ?? '/', headers: req.headers, network })
-          const response = toHttpResponse(new PayloadTooLargeError())
-          write(res, { ...response, headers: { ...response.headers, vary: 'Origin', connection: 'close' } })
-          req.resume()
-        } else {
-          res.destroy()
-        }
-      },
-    ).catch((err: unknown) => {
-      // The core never rejects; this is the transport's own failure (writing the answer).
-      gateway.logger.error('transport failure', err)
-      answerFailure(res)
-    })
+  get signal(): AbortSignal {
+    return (this.#signal ??= goneSignal(this.#res))
+  }
+}
+
+/** A request whose body is being read: its state, kept on the request under `READING`. */
+interface Reading {
+  readonly lane: Lane
+  readonly res: ServerResponse
+  /** Bytes taken from the body budget, given back once answered. */
+  readonly reserved: number
+  chunks: Buffer[] | undefined
+  first: Buffer | undefined
+  size: number
+  /** The body was read, refused or lost: later events change nothing. */
+  settled: boolean
+}
+
+const READING = Symbol('reading')
+type ReadRequest = IncomingMessage & { [READING]?: Reading }
+
+// The body's listeners are shared by every request (`this` is the request): none is made per request.
+function onData(this: ReadRequest, chunk: Buffer): void {
+  const r = this[READING]!
+  if (r.settled) return
+  r.size += chunk.length
+  if (r.size > r.lane.limit) {
+    r.settled = true
+    this.removeListener('data', onData)
+    refuseTooLarge(r.lane, this, r.res, r.reserved)
+    return
+  }
+  if (r.first === undefined) r.first = chunk
+  else (r.chunks ??= [r.first]).push(chunk)
+}
+
+function onEnd(this: ReadRequest): void {
+  const r = this[READING]!
+  if (r.settled) return
+  r.settled = true
+  const body = r.chunks !== undefined ? Buffer.concat(r.chunks) : (r.first ?? EMPTY)
+  respond(r.lane, this, r.res, r.reserved, body)
+}
+
+/** An error, or the client gone before the end of the body (`close` after `end` changes nothing): no answer. */
+function onLost(this: ReadRequest): void {
+  const r = this[READING]!
+  if (r.settled) return
+  r.settled = true
+  r.res.destroy()
+  r.lane.bodies.give(r.reserved)
+}
+
+const EMPTY = Buffer.alloc(0)
+
+function readRequest(lane: Lane, req: ReadRequest, res: ServerResponse, reserved: number): void {
+  // A request that waited for room may have lost its client meanwhile: it would never end.
+  if (req.destroyed) {
+    res.destroy()
+    lane.bodies.give(reserved)
+    return
+  }
+  const declared = Number(req.headers['content-length'])
+  if (Number.isFinite(declared) && declared > lane.limit) {
+    refuseTooLarge(lane, req, res, reserved)
+    return
+  }
+  req[READING] = { lane, res, reserved, chunks: undefined, first: undefined, size: 0, settled: false }
+  req.on('data', onData)
+  req.on('end', onEnd)
+  req.on('error', onLost)
+  req.on('close', onLost)
+}
+
+function respond(lane: Lane, req: IncomingMessage, res: ServerResponse, reserved: number, body: Buffer): void {
+  let answer: ReturnType<Gateway['respond']>
+  try {
+    answer = lane.gateway.respond(new NodeRequest(req, res, body, lane.network))
+  } catch (err) {
+    failed(lane, res, reserved, err)
+    return
+  }
+  if (isThenable(answer)) {
+    answer.then(
+      (response) => answered(lane, res, reserved, response),
+      // `respond` never rejects; should it, the request is answered as the gateway's failure.
+      (err: unknown) => failed(lane, res, reserved, err),
+    )
+  } else {
+    answered(lane, res, reserved, answer)
+  }
+}
+
+function answered(lane: Lane, res: ServerResponse, reserved: number, response: HttpResponse): void {
+  try {
+    write(res, response)
+  } catch (err) {
+    // The core never throws; this is the transport's own failure (writing the answer).
+    lane.gateway.logger.error('transport failure', err)
+    answerFailure(res)
+  }
+  lane.bodies.give(reserved)
+}
+
+function failed(lane: Lane, res: ServerResponse, reserved: number, err: unknown): void {
+  lane.gateway.logger.error('transport failure', err)
+  answerFailure(res)
+  lane.bodies.give(reserved)
+}
+
+/** A body over the limit: the 413, logged, and the rest of the body read and thrown away. */
+function refuseTooLarge(lane: Lane, req: IncomingMessage, res: ServerResponse, reserved: number): void {
+  try {
+    lane.gateway.logTransportAnswer(413, { method: req.method ?? 'GET', host: req.headers.host, path: req.url ?? '/', headers: req.headers, network: lane.network })
+    const response = toHttpResponse(new PayloadTooLargeError())
+    write(res, { ...response, headers: { ...response.headers, vary: 'Origin', connection: 'close' } })
+    req.resume()
+  } catch (err) {
+    lane.gateway.logger.error('transport failure', err)
+    answerFailure(res)
+  }
+  lane.bodies.give(reserved)
+}
+
+export function createNodeHandler(gateway: Gateway, opts: NodeHandlerOptions = {}): NodeRequestListener {
+  const lane: Lane = { gateway, limit: opts.maxBodyBytes ?? MAX_BODY_BYTES, network: opts.network, bodies: opts.bodies ?? bodyBudgetOf(gateway) }
+  return function gatewayListener(req, res) {
+    const reserved = bodyReservation(req, lane.limit)
+    const wait = lane.bodies.take(reserved)
+    if (wait === undefined) readRequest(lane, req, res, reserved)
+    else void wait.then(() => readRequest(lane, req, res, reserved))
   }
 }
 

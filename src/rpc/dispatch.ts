@@ -70,19 +70,39 @@ export function errorResponse(id: JsonRpcId, err: unknown): JsonRpcResponse {
   return { jsonrpc: '2.0', id, error: toErrorObject(err) }
 }
 
+/** Whether a value is a promise (or any thenable) to wait for, rather than the value itself. */
+export function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
+}
+
+/**
+ * The answer of a request that is still to come, or already here. `execute` is synchronous until
+ * a method returns a promise, so a caller waits (a microtask turn at least) only for those.
+ */
+export type MaybePromise<T> = T | Promise<T>
+
 /**
  * Runs a validated request against a network's chain, with the methods of `table` (default the
- * gateway's, ./registry.ts). Never throws.
+ * gateway's, ./registry.ts): the response at once when the method answers synchronously, else a
+ * promise of it. Never throws, never rejects.
  */
-export async function execute(ctx: RpcContext, request: JsonRpcRequest, table: Readonly<Record<string, RpcMethod>> = METHODS): Promise<JsonRpcResponse> {
+export function execute(ctx: RpcContext, request: JsonRpcRequest, table: Readonly<Record<string, RpcMethod>> = METHODS): MaybePromise<JsonRpcResponse> {
   const method = Object.hasOwn(table, request.method) ? table[request.method] : undefined
   if (!method) return errorResponse(request.id, new MethodNotFoundError(request.method))
+  let result: unknown
   try {
-    const params = parseParams(request.params, method.params)
-    const result = await method.run(params, ctx)
-    return { jsonrpc: '2.0', id: request.id, result }
+    result = method.run(parseParams(request.params, method.params), ctx)
   } catch (err) {
-    if (!(err instanceof RpcError)) ctx.onInternalError?.(err, request)
-    return errorResponse(request.id, err)
+    return failed(ctx, request, err)
   }
+  if (!isThenable(result)) return { jsonrpc: '2.0', id: request.id, result }
+  return Promise.resolve(result).then(
+    (value): JsonRpcResponse => ({ jsonrpc: '2.0', id: request.id, result: value }),
+    (err: unknown) => failed(ctx, request, err),
+  )
+}
+
+function failed(ctx: RpcContext, request: JsonRpcRequest, err: unknown): JsonRpcResponse {
+  if (!(err instanceof RpcError)) ctx.onInternalError?.(err, request)
+  return errorResponse(request.id, err)
 }
