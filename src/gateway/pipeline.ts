@@ -185,7 +185,7 @@ export class RequestPipeline {
 
   /** A request log entry under way, for an HTTP request or (with `socket`) a WebSocket message. */
   newDraft(socket: SocketLogInfo | null = null): Draft {
-    return { time: this.#isoTime(this.#deps.clock.now()), key: null, network: null, batch: false, calls: [], credits: 0, fault: null, status: null, transport: socket === null ? 'http' : 'ws', socket }
+    return { seq: 0, time: this.#isoTime(this.#deps.clock.now()), key: null, network: null, batch: false, calls: [], credits: 0, fault: null, status: null, transport: socket === null ? 'http' : 'ws', socket }
   }
 
   /** The request rules in order; the draft learns the key and network as far as they get. Throws a `GatewayError`. */

@@ -12,6 +12,11 @@
  * characters is kept cut, with a marker and its length (`loggedText`), and the log keeps the last
  * `REQUEST_LOG_LIMIT` entries only while their estimated size (`entryBytes`) stays within
  * `REQUEST_LOG_MAX_BYTES`; the oldest go first.
+ *
+ * `record` is the one place every entry passes (HTTP requests, transport answers, WebSocket
+ * upgrades, messages and notifications). A draft made for the log (`LogDraft`, seq 0) becomes
+ * the entry itself, not a copy; the entries are kept in a ring, so the oldest goes without moving
+ * the others.
  */
 import type { FaultKind } from './faults.ts'
 
@@ -104,13 +109,23 @@ export interface RequestLogEntry {
 
 export type RequestLogDraft = Omit<RequestLogEntry, 'seq'>
 
-/** An entry while its request runs (filled in as the request goes). */
-export type LogDraft = { -readonly [K in keyof RequestLogDraft]: RequestLogDraft[K] } & { calls: LoggedCall[] }
+/** An entry while its request runs (filled in as the request goes; `seq` is 0 until it is recorded). */
+export type LogDraft = { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] } & { calls: LoggedCall[] }
+
+/** The entry of a draft: a `LogDraft` not yet recorded is itself the entry; anything else is copied. */
+function entryOf(draft: RequestLogDraft | LogDraft, seq: number): RequestLogEntry {
+  if (!('seq' in draft)) return { seq, ...draft }
+  if (draft.seq !== 0) return { ...draft, seq }
+  ;(draft as LogDraft).seq = seq
+  return draft
+}
 
 export class RequestLog {
-  readonly #entries: RequestLogEntry[] = []
-  /** `entryBytes` of each kept entry, in the same order. */
-  readonly #sizes: number[] = []
+  /** The kept entries, oldest at `#head`, `#count` of them, wrapping around; `#sizes` holds each one's `entryBytes`. */
+  #ring: (RequestLogEntry | undefined)[] = new Array(16)
+  #sizes: number[] = new Array<number>(16).fill(0)
+  #head = 0
+  #count = 0
   #bytes = 0
   readonly #limit: number
   readonly #maxBytes: number
@@ -135,35 +150,67 @@ export class RequestLog {
    * Keeps an entry. Its method names and key must already be `loggedText`; `keyParent` is the
    * length of the string the key was cut from, when that may be held through it.
    */
-  record(draft: RequestLogDraft, keyParent = 0): RequestLogEntry {
-    const entry = { seq: ++this.#last, ...draft }
+  record(draft: RequestLogDraft | LogDraft, keyParent = 0): RequestLogEntry {
+    const entry = entryOf(draft, ++this.#last)
     const size = entryBytes(draft, keyParent)
-    this.#entries.push(entry)
-    this.#sizes.push(size)
+    if (this.#count > 0 && this.#count >= this.#limit) this.#dropOldest()
+    if (this.#count === this.#ring.length) this.#grow()
+    const at = (this.#head + this.#count) % this.#ring.length
+    this.#ring[at] = entry
+    this.#sizes[at] = size
+    this.#count++
     this.#bytes += size
-    while (this.#entries.length > this.#limit || (this.#bytes > this.#maxBytes && this.#entries.length > 1)) {
-      this.#entries.shift()
-      this.#bytes -= this.#sizes.shift()!
-    }
+    while (this.#count > this.#limit || (this.#bytes > this.#maxBytes && this.#count > 1)) this.#dropOldest()
     return entry
+  }
+
+  #dropOldest(): void {
+    this.#ring[this.#head] = undefined
+    this.#bytes -= this.#sizes[this.#head]!
+    this.#head = (this.#head + 1) % this.#ring.length
+    this.#count--
+  }
+
+  /** Twice the room (up to the limit), the entries moved to its start in order. */
+  #grow(): void {
+    const capacity = Math.max(this.#count + 1, Math.min(this.#ring.length * 2, this.#limit))
+    const ring = new Array<RequestLogEntry | undefined>(capacity)
+    const sizes = new Array<number>(capacity).fill(0)
+    for (let i = 0; i < this.#count; i++) {
+      const from = (this.#head + i) % this.#ring.length
+      ring[i] = this.#ring[from]
+      sizes[i] = this.#sizes[from]!
+    }
+    this.#ring = ring
+    this.#sizes = sizes
+    this.#head = 0
   }
 
   /** Entries kept, oldest first; with `since`, only those with `seq > since`. */
   entries(since = 0): RequestLogEntry[] {
-    return this.#entries.filter((e) => e.seq > since)
+    const kept: RequestLogEntry[] = []
+    for (let i = 0; i < this.#count; i++) {
+      const entry = this.#ring[(this.#head + i) % this.#ring.length]!
+      if (entry.seq > since) kept.push(entry)
+    }
+    return kept
   }
 
   clear(): void {
-    this.#entries.length = 0
-    this.#sizes.length = 0
+    this.#ring.fill(undefined)
+    this.#head = 0
+    this.#count = 0
     this.#bytes = 0
   }
 
   /** Forgets the entries after `position` (a snapshot's); numbering goes on from there. */
   truncate(position: number): void {
-    while (this.#entries.length > 0 && this.#entries[this.#entries.length - 1]!.seq > position) {
-      this.#entries.pop()
-      this.#bytes -= this.#sizes.pop()!
+    while (this.#count > 0) {
+      const at = (this.#head + this.#count - 1) % this.#ring.length
+      if (this.#ring[at]!.seq <= position) break
+      this.#ring[at] = undefined
+      this.#bytes -= this.#sizes[at]!
+      this.#count--
     }
     this.#last = Math.min(this.#last, position)
   }

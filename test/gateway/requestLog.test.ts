@@ -71,6 +71,37 @@ describe('the byte budget', () => {
     expect(log.record(draft(['eth_call'])).seq).toBe(21)
   })
 
+  it('keeps the last entries in order across the ring wrapping and growing; truncate and clear', () => {
+    const log = new RequestLog(40, Number.MAX_SAFE_INTEGER)
+    const one = entryBytes(draft(['eth_call']))
+    for (let i = 0; i < 100; i++) log.record(draft(['eth_call']))
+    expect(log.entries().map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => 61 + i))
+    expect(log.bytes).toBe(40 * one)
+    log.truncate(90)
+    expect(log.entries().map((e) => e.seq)).toEqual(Array.from({ length: 30 }, (_, i) => 61 + i))
+    expect(log.entries(85).map((e) => e.seq)).toEqual([86, 87, 88, 89, 90])
+    for (let i = 0; i < 15; i++) log.record(draft(['eth_call']))
+    expect(log.entries().map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => 66 + i))
+    expect(log.bytes).toBe(40 * one)
+    log.clear()
+    expect(log.entries()).toEqual([])
+    expect(log.bytes).toBe(0)
+    expect(log.record(draft(['eth_call'])).seq).toBe(106)
+  })
+
+  it('keeps a draft made for the log as the entry, its seq first', () => {
+    const log = new RequestLog()
+    const made = { seq: 0, ...draft(['eth_call']) }
+    const entry = log.record(made)
+    expect(entry).toBe(made)
+    expect(Object.keys(entry)[0]).toBe('seq')
+    expect(entry.seq).toBe(1)
+    // Recorded again (or a draft without seq): a copy, seq still first.
+    expect(log.record(made)).not.toBe(made)
+    expect(Object.keys(log.record(draft(['eth_call'])))[0]).toBe('seq')
+    expect(log.entries().map((e) => e.seq)).toEqual([1, 2, 3])
+  })
+
   it('counts the string a key was cut from', () => {
     const log = new RequestLog(10_000, 1_000_000)
     log.record(draft(['eth_call']), 16 * 1024)
