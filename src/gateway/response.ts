@@ -37,10 +37,13 @@ const BAD_REQUEST_CODES: ReadonlySet<number> = new Set([
   MethodNotFoundError.code,
 ])
 
-function withBody(status: number, contentType: string | undefined, body: string | Buffer, extra: Record<string, string> = {}): HttpResponse {
+function withBody(status: number, contentType: string | undefined, body: string | Buffer, extra?: Record<string, string>): HttpResponse {
+  const length = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
+  // The common answer's headers in one literal (the transport writes them in this order).
+  if (extra === undefined && contentType !== undefined) return { status, headers: { 'content-type': contentType, 'content-length': length }, body }
   const headers: Record<string, string> = { ...extra }
   if (contentType !== undefined) headers['content-type'] = contentType
-  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)
+  headers['content-length'] = length
   return { status, headers, body }
 }
 

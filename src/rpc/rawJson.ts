@@ -37,11 +37,15 @@ export class RawJson {
  * the result's encoded text between the envelope's, never re-encoded.
  */
 export function serializeResponses(payload: JsonRpcResponse | readonly JsonRpcResponse[]): string | Buffer {
-  const parts = Array.isArray(payload) ? payload.map(serializeResponse) : [serializeResponse(payload as JsonRpcResponse)]
-  if (!parts.some((p) => typeof p !== 'string')) return Array.isArray(payload) ? `[${parts.join(',')}]` : (parts[0] as string)
+  if (!Array.isArray(payload)) {
+    const part = serializeResponse(payload as JsonRpcResponse)
+    return typeof part === 'string' ? part : Buffer.concat([Buffer.from(part.head, 'utf8'), part.raw.bytes, CLOSE])
+  }
+  const parts = payload.map(serializeResponse)
+  if (!parts.some((p) => typeof p !== 'string')) return `[${parts.join(',')}]`
   const chunks: Buffer[] = []
   const text = (t: string) => chunks.push(Buffer.from(t, 'utf8'))
-  if (Array.isArray(payload)) text('[')
+  text('[')
   parts.forEach((p, i) => {
     if (i > 0) text(',')
     if (typeof p === 'string') text(p)
@@ -51,21 +55,25 @@ export function serializeResponses(payload: JsonRpcResponse | readonly JsonRpcRe
       text('}')
     }
   })
-  if (Array.isArray(payload)) text(']')
+  text(']')
   return Buffer.concat(chunks)
 }
 
+const CLOSE = Buffer.from('}')
+
 /** An id's JSON text: as the client wrote it (`RawId`), else as `JSON.stringify` writes it. */
 export function idJson(id: JsonRpcId): string {
+  if (typeof id === 'number' && Number.isFinite(id)) return String(id)
   return id instanceof RawId ? id.json : JSON.stringify(id)
 }
 
 /** A response's text, or its envelope up to the result and the raw result. */
 function serializeResponse(response: JsonRpcResponse): string | { head: string; raw: RawJson } {
-  if ('result' in response && isPlainResult(response)) {
-    const result = response.result
+  if (isPlainResult(response)) {
+    const result = (response as { result: unknown }).result
     if (result instanceof RawJson || typeof result === 'string') {
-      const head = `{"jsonrpc":${JSON.stringify(response.jsonrpc)},${response.id === undefined ? '' : `"id":${idJson(response.id)},`}"result":`
+      const jsonrpc = response.jsonrpc === '2.0' ? '"2.0"' : JSON.stringify(response.jsonrpc)
+      const head = `{"jsonrpc":${jsonrpc},${response.id === undefined ? '' : `"id":${idJson(response.id)},`}"result":`
       return result instanceof RawJson ? { head, raw: result } : `${head}${JSON.stringify(result)}}`
     }
   }
@@ -80,6 +88,13 @@ function serializeResponse(response: JsonRpcResponse): string | { head: string; 
 
 /** Keys as `execute` writes them (`jsonrpc`, `id`, `result`), so the spliced text keeps their order. */
 function isPlainResult(response: object): boolean {
-  const keys = Object.keys(response)
-  return keys.length === 3 && keys[0] === 'jsonrpc' && keys[1] === 'id' && keys[2] === 'result'
+  // A key walk rather than `Object.keys`: nothing allocated per response.
+  let i = 0
+  for (const key in response) {
+    if (!Object.hasOwn(response, key) || key !== PLAIN_KEYS[i]) return false
+    i++
+  }
+  return i === 3
 }
+
+const PLAIN_KEYS = ['jsonrpc', 'id', 'result'] as const

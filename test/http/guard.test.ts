@@ -133,9 +133,10 @@ describe('an exception anywhere', () => {
   it('in the transport writing the answer: a logged 500, and the listener serves on', async () => {
     const logged: string[] = []
     let bad = true
+    // The listener takes the core's answer from `respond` (at once, or a promise of it).
     const gateway = {
       logger: { error: (message: string, err: unknown) => logged.push(`${message}: ${(err as Error).name}`) },
-      handle: async () =>
+      respond: () =>
         bad ? { status: 200, headers: { 'x-answer': 'line\nbreak' }, body: 'x' } : { status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' },
     } as unknown as Gateway
     const server = createServer(createNodeHandler(gateway))
