@@ -5,8 +5,13 @@
 import { errorResponse, execute as rpcExecute, isSupportedMethod as rpcIsSupported, isThenable } from '../rpc/dispatch.ts'
 import type { MaybePromise } from '../rpc/dispatch.ts'
 import { InternalError } from '../rpc/errors.ts'
+import type { Chain } from '../chain/chain.ts'
+import type { FilterTable } from '../chain/filters/filterTable.ts'
 import type { RpcContext } from '../rpc/method.ts'
+import type { SubscriptionHost } from '../rpc/subscriptions.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../rpc/types.ts'
+import type { FilterScopes } from './filterScopes.ts'
+import type { Network } from './request.ts'
 
 export interface Logger {
   error(message: string, err?: unknown): void
@@ -44,4 +49,29 @@ export function callBackend(rpc: RpcBackend, ctx: RpcContext, request: JsonRpcRe
 function internalFailure(logger: Logger, request: JsonRpcRequest, err: unknown): JsonRpcResponse {
   logger.error(`internal error in ${request.method}`, err)
   return errorResponse(request.id, new InternalError())
+}
+
+/** A call's context on the gateway's path: its key's filters on the network, made on first use. */
+export class CallContext implements RpcContext {
+  readonly chain: Chain
+  readonly execution: RpcContext['execution']
+  readonly subscriptions: SubscriptionHost | undefined
+  readonly onInternalError: RpcContext['onInternalError']
+  readonly #scopes: FilterScopes
+  readonly #key: string
+  readonly #network: Network
+
+  constructor(network: Network, execution: RpcContext['execution'], scopes: FilterScopes, key: string, subscriptions: SubscriptionHost | undefined, onInternalError: RpcContext['onInternalError']) {
+    this.chain = network.chain
+    this.execution = execution
+    this.subscriptions = subscriptions
+    this.onInternalError = onInternalError
+    this.#scopes = scopes
+    this.#key = key
+    this.#network = network
+  }
+
+  get filters(): FilterTable {
+    return this.#scopes.tableOf(this.#key, this.#network)
+  }
 }

@@ -10,15 +10,12 @@
  * returns.
  */
 import type { FilterScopes } from './filterScopes.ts'
-import type { Chain } from '../chain/chain.ts'
-import type { FilterTable } from '../chain/filters/filterTable.ts'
 import { errorResponse, isThenable } from '../rpc/dispatch.ts'
 import type { MaybePromise } from '../rpc/dispatch.ts'
 import { MethodNotFoundError } from '../rpc/errors.ts'
 import type { RpcContext } from '../rpc/method.ts'
-import type { SubscriptionHost } from '../rpc/subscriptions.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../rpc/types.ts'
-import { callBackend } from './backend.ts'
+import { CallContext, callBackend } from './backend.ts'
 import type { Logger, RpcBackend } from './backend.ts'
 import type { ControllableClock } from './clock.ts'
 import type { KeySettings } from './config.ts'
@@ -27,12 +24,12 @@ import type { CreditLedger } from './credits.ts'
 import { GatewayError, WebSocketHandshakeError } from './errors.ts'
 import type { FaultAnswers } from './faultAnswers.ts'
 import type { Fault, FaultBook } from './faults.ts'
-import { planBody, servedOn } from './plan.ts'
+import { loggedCalls, messageCalls, methodsOf, planBody, servedOn } from './plan.ts'
 import type { Plan, Serves } from './plan.ts'
 import { header } from './request.ts'
 import type { CallRule, GatewayRequest, Network, RequestRule, RequestState } from './request.ts'
 import { loggedText } from './requestLog.ts'
-import type { LogDraft, LoggedCall, RequestLog, SocketLogInfo } from './requestLog.ts'
+import type { CallDraft, LogDraft, LoggedCall, RequestLog, SocketLogInfo } from './requestLog.ts'
 import { droppedResponse, jsonRpcResponse, toHttpResponse } from './response.ts'
 import type { HttpResponse } from './response.ts'
 import {
@@ -53,7 +50,6 @@ import { checkHandshake } from './sockets/handshake.ts'
 import type { Answered } from './sockets/socketSide.ts'
 
 type Draft = LogDraft
-type CallDraft = { -readonly [K in keyof LoggedCall]: LoggedCall[K] }
 
 /** The signal of a request's client going away, asked for only by a fault that holds the request. */
 type SignalSource = () => AbortSignal | undefined
@@ -84,67 +80,6 @@ export interface PipelineDeps {
 
 function outcomeOf(response: JsonRpcResponse): LoggedCall['outcome'] {
   return 'error' in response ? response.error.code : 'ok'
-}
-
-/** A call's context on the gateway's path: its key's filters on the network, made on first use. */
-class CallContext implements RpcContext {
-  readonly chain: Chain
-  readonly execution: RpcContext['execution']
-  readonly subscriptions: SubscriptionHost | undefined
-  readonly onInternalError: RpcContext['onInternalError']
-  readonly #scopes: FilterScopes
-  readonly #key: string
-  readonly #network: Network
-
-  constructor(deps: PipelineDeps, onInternalError: RpcContext['onInternalError'], key: string, network: Network, subscriptions: SubscriptionHost | undefined) {
-    this.chain = network.chain
-    this.execution = deps.execution
-    this.subscriptions = subscriptions
-    this.onInternalError = onInternalError
-    this.#scopes = deps.filterScopes
-    this.#key = key
-    this.#network = network
-  }
-
-  get filters(): FilterTable {
-    return this.#scopes.tableOf(this.#key, this.#network)
-  }
-}
-
-/** The calls of a plan as the log keeps them, each at the price the plan gave it. */
-function loggedCalls(plan: Plan): CallDraft[] {
-  switch (plan.kind) {
-    case 'answer':
-      return []
-    case 'single':
-      return [{ method: loggedText(plan.message.request.method), credits: plan.cost, outcome: null }]
-    case 'batch':
-      return plan.messages.map((m, i) => ({ method: m.ok ? loggedText(m.request.method) : null, credits: plan.costs[i]!, outcome: null }))
-  }
-}
-
-/** The ids a socket answers a refused or faulted message with. */
-function messageCalls(plan: Plan): MessageCalls {
-  switch (plan.kind) {
-    case 'answer':
-      return { batch: false, ids: [plan.id] }
-    case 'single':
-      return { batch: false, ids: [plan.message.notification ? undefined : plan.message.request.id] }
-    case 'batch':
-      return { batch: true, ids: plan.messages.map((m) => (m.ok ? (m.notification ? undefined : m.request.id) : m.id)) }
-  }
-}
-
-/** The methods a fault is matched against: those of the plan's valid calls. */
-function methodsOf(plan: Plan): string[] {
-  switch (plan.kind) {
-    case 'answer':
-      return []
-    case 'single':
-      return [plan.message.request.method]
-    case 'batch':
-      return plan.messages.flatMap((m) => (m.ok ? [m.request.method] : []))
-  }
 }
 
 export class RequestPipeline {
@@ -209,7 +144,7 @@ export class RequestPipeline {
     const network = state.network!
     // A method the network leaves out is answered as one the double does not serve.
     if (network.excludedMethods?.has(request.method)) return errorResponse(request.id, new MethodNotFoundError(request.method))
-    const ctx = new CallContext(this.#deps, this.#onInternalError, state.key!.key, network, state.subscriptions)
+    const ctx = new CallContext(network, this.#deps.execution, this.#deps.filterScopes, state.key!.key, state.subscriptions, this.#onInternalError)
     return callBackend(this.#deps.rpc, ctx, request, this.#deps.logger)
   }
 

@@ -10,6 +10,9 @@ import { needsRawId, rawBatchIds, rawIdOf } from '../rpc/rawIds.ts'
 import type { JsonRpcId, JsonRpcResponse } from '../rpc/types.ts'
 import type { RpcBackend } from './backend.ts'
 import type { Network } from './request.ts'
+import { loggedText } from './requestLog.ts'
+import type { CallDraft } from './requestLog.ts'
+import type { MessageCalls } from './sockets/frames.ts'
 import { BAD_REQUEST_COST, BATCH_ENVELOPE_COST, UNKNOWN_METHOD_COST, methodCost } from './credits.ts'
 
 /** geth's default `BatchRequestLimit`. */
@@ -70,4 +73,40 @@ export function planBody(body: Buffer | string, batchLimit: number, serves?: Ser
   const costs = serves === undefined ? messages.map(() => 0) : messages.map((m) => messageCost(m, serves))
   const cost = serves === undefined ? 0 : costs.reduce((sum, c) => sum + c, BATCH_ENVELOPE_COST)
   return { kind: 'batch', messages, costs, cost, id: null }
+}
+
+/** The calls of a plan as the log keeps them, each at the price the plan gave it. */
+export function loggedCalls(plan: Plan): CallDraft[] {
+  switch (plan.kind) {
+    case 'answer':
+      return []
+    case 'single':
+      return [{ method: loggedText(plan.message.request.method), credits: plan.cost, outcome: null }]
+    case 'batch':
+      return plan.messages.map((m, i) => ({ method: m.ok ? loggedText(m.request.method) : null, credits: plan.costs[i]!, outcome: null }))
+  }
+}
+
+/** The ids a socket answers a refused or faulted message with. */
+export function messageCalls(plan: Plan): MessageCalls {
+  switch (plan.kind) {
+    case 'answer':
+      return { batch: false, ids: [plan.id] }
+    case 'single':
+      return { batch: false, ids: [plan.message.notification ? undefined : plan.message.request.id] }
+    case 'batch':
+      return { batch: true, ids: plan.messages.map((m) => (m.ok ? (m.notification ? undefined : m.request.id) : m.id)) }
+  }
+}
+
+/** The methods a fault is matched against: those of the plan's valid calls. */
+export function methodsOf(plan: Plan): string[] {
+  switch (plan.kind) {
+    case 'answer':
+      return []
+    case 'single':
+      return [plan.message.request.method]
+    case 'batch':
+      return plan.messages.flatMap((m) => (m.ok ? [m.request.method] : []))
+  }
 }

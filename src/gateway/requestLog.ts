@@ -68,6 +68,9 @@ export interface LoggedCall {
   readonly outcome: 'ok' | number | null
 }
 
+/** A call while its request runs: its outcome is set once it was answered. */
+export type CallDraft = { -readonly [K in keyof LoggedCall]: LoggedCall[K] }
+
 /** What a WebSocket entry is: the connection's upgrade, a message from its client, or a charged notification. */
 export type SocketStage = 'upgrade' | 'message' | 'event'
 
