@@ -78,6 +78,12 @@ export interface PipelineDeps {
   readonly execution: RpcContext['execution']
 }
 
+/** A rule's refusal as its answer; anything else thrown is a failure. */
+function refused(err: unknown): HttpResponse {
+  if (err instanceof GatewayError) return toHttpResponse(err)
+  throw err
+}
+
 function outcomeOf(response: JsonRpcResponse): LoggedCall['outcome'] {
   return 'error' in response ? response.error.code : 'ok'
 }
@@ -246,19 +252,10 @@ export class RequestPipeline {
       this.applyRequestRules(state, draft)
       jwt = this.checkJwt(state)
     } catch (err) {
-      if (err instanceof GatewayError) return toHttpResponse(err)
-      throw err
+      return refused(err)
     }
     // A key's JWT is verified asynchronously; a key without one goes on at once.
-    if (jwt !== undefined) {
-      return jwt.then(
-        () => this.#admitted(request, state, draft),
-        (err: unknown) => {
-          if (err instanceof GatewayError) return toHttpResponse(err)
-          throw err
-        },
-      )
-    }
+    if (jwt !== undefined) return jwt.then(() => this.#admitted(request, state, draft), refused)
     return this.#admitted(request, state, draft)
   }
 
@@ -270,8 +267,7 @@ export class RequestPipeline {
         checkHandshake(request)
         throw new WebSocketHandshakeError(400, 'websocket: the upgrade did not reach a WebSocket server')
       } catch (err) {
-        if (err instanceof GatewayError) return toHttpResponse(err)
-        throw err
+        return refused(err)
       }
     }
     // The signal is only read by a fault that holds the request (a transport may make it on demand).
