@@ -31,6 +31,7 @@ import { TxRejectedError } from './pool/poolRules.ts'
 import type { PoolTransaction } from './pool/poolTransaction.ts'
 import { TxPool } from './pool/txPool.ts'
 import { ChainSnapshot } from './snapshot.ts'
+import { ReplayPoints } from './tracing/replayPoints.ts'
 import type { SnapshotContents } from './snapshot.ts'
 import { ChainStore } from './store/chainStore.ts'
 import type { EditedState } from './store/chainStore.ts'
@@ -52,6 +53,8 @@ export class Chain extends ChainReads {
   readonly contracts: Readonly<Record<string, string>>
   /** Blocks added and removed, transactions pooled (./events/chainEvents.ts); a fork has its own. */
   readonly events = new ChainEvents()
+  /** The state before each transaction of the last blocks traced (./tracing/replayPoints.ts): a trace replays one transaction, not its block. */
+  readonly replayPoints = new ReplayPoints()
   readonly #pool: TxPool
   readonly #miner: Miner
   /** The tail of the queue that serializes sends, mining, restores and forks. */

@@ -201,6 +201,18 @@ describe('debug_traceTransaction and debug_traceBlockBy*', () => {
       expect(byNumber.map((t) => t.txHash)).toEqual(hash.transactions)
       for (const t of byNumber) expect(t.result).toEqual(await result('debug_traceTransaction', [t.txHash, { tracer: 'callTracer' }]))
     })
+
+    it('traces a transaction from the state before it (the replay points) exactly as replaying its block up to it does, with every tracer', async () => {
+      const configs = [{}, { disableStack: true, enableReturnData: true }, { tracer: 'prestateTracer' }, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } }, { tracer: 'callTracer', tracerConfig: { withLog: true } }]
+      for (const n of [2, 3, 5, 6]) {
+        for (const config of configs) {
+          const block = await result<{ txHash: string; result: unknown }[]>('debug_traceBlockByNumber', [q(n), config])
+          expect(block.length).toBeGreaterThan(1)
+          // The last first: its trace records the block's points, the others start from them.
+          for (const t of [...block].reverse()) expect(await result('debug_traceTransaction', [t.txHash, config]), `block ${n} ${t.txHash} ${JSON.stringify(config)}`).toEqual(t.result)
+        }
+      }
+    })
   })
 
   describe('errors and bounds', () => {
