@@ -10,7 +10,7 @@ import type { HeaderData } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { KECCAK256_RLP } from '@ethereumjs/util'
+import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
 import type { RunBlockResult, VM } from '@ethereumjs/vm'
 import { keccak256 } from '../../encoding/keccak.ts'
 import type { BlockRecord } from '../blocks/types.ts'
@@ -84,23 +84,28 @@ export async function mineChild(
   txs: readonly { tx: TypedTransaction; raw: Uint8Array }[],
 ): Promise<BlockRecord> {
   const transactions = txs.map((t) => atFork(t.tx, t.raw, common))
+  // The blob gas used is known before the header is made (each header made costs a Common's copy).
+  if (common.isActivatedEIP(4844)) {
+    const blobs = transactions.reduce((n, tx) => n + ((tx as { blobVersionedHashes?: unknown[] }).blobVersionedHashes?.length ?? 0), 0)
+    fields = { ...fields, blobGasUsed: BigInt(blobs) * common.param('blobGasPerBlob') }
+  }
   let shellHeader = createBlockHeader(fields, { common })
   if (!common.gteHardfork('paris')) {
     fields = { ...fields, difficulty: shellHeader.ethashCanonicalDifficulty(parent.block.header) }
     shellHeader = createBlockHeader(fields, { common })
   }
-  if (common.isActivatedEIP(4844)) {
-    const blobs = transactions.reduce((n, tx) => n + ((tx as { blobVersionedHashes?: unknown[] }).blobVersionedHashes?.length ?? 0), 0)
-    fields = { ...fields, blobGasUsed: BigInt(blobs) * common.param('blobGasPerBlob') }
-    shellHeader = createBlockHeader(fields, { common })
-  }
   const withdrawals = common.isActivatedEIP(4895) ? [] : undefined
   const shell = new Block(shellHeader, transactions, [], withdrawals, { common })
+  // Mining on the head (the usual case), the state manager is at the parent's root already: its
+  // caches hold that state, and keeping them spares every block re-reading the same accounts and
+  // system-contract slots from the trie. Anywhere else (a reorg's branch, after a restore), they go.
+  const atParent = equalsBytes(await vm.stateManager.getStateRoot(), parentRoot)
   let run: RunBlockResult
   try {
     run = await loadedVmLibraries().vm.runBlock(vm, {
       block: shell,
       root: parentRoot,
+      clearCache: !atParent,
       setHardfork: true,
       generate: true,
       skipBlockValidation: true,
@@ -131,7 +136,7 @@ export async function sealBlock(
       receiptTrie: run.receiptsRoot,
       logsBloom: run.logsBloom,
       gasUsed: run.gasUsed,
-      transactionsTrie: await genTransactionsTrieRoot(transactions),
+      transactionsTrie: transactions.length === 0 ? KECCAK256_RLP : await genTransactionsTrieRoot(transactions),
       requestsHash: run.requestsHash,
     },
     { common },

@@ -51,8 +51,9 @@ export function stateLibraries(): Promise<StateLibraries> {
  * `@ethereumjs/statemanager` on first use).
  */
 export async function merkleState(common: Common, trie: MerklePatriciaTrie, book: KeyBook = new KeyBook()): Promise<RecordingStateManager> {
-  const { recordingState } = await stateLibraries()
-  return new recordingState.RecordingStateManager({ common, trie }, book)
+  const { recordingState, statemanager } = await stateLibraries()
+  const caches = new statemanager.Caches({ account: { type: statemanager.CacheType.LRU, size: 10_000 }, storage: { type: statemanager.CacheType.LRU, size: 20_000 }, code: { type: statemanager.CacheType.LRU, size: 2_000 } })
+  return new recordingState.RecordingStateManager({ common, trie, caches }, book)
 }
 
 /** The libraries, for code that runs on a VM (which only exists once `vmLibraries()` has resolved). */
