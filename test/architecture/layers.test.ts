@@ -72,6 +72,8 @@ export const CHAIN_ROOMS: LayerRules = {
       'chain/pool',
       'chain/mining',
       'chain/events',
+      // The chain holds its replay points (tracing/replayPoints.ts): a trace's state before each transaction.
+      'chain/tracing',
       'chain/snapshot.ts',
       'chain/chainOptions.ts',
       'chain/chainReads.ts',
