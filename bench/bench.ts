@@ -366,6 +366,16 @@ async function main(argv: string[]): Promise<number> {
         compare: (a, b) => compareEstimates('eth_estimateGas (distinct body)', a, b),
       },
       {
+        id: 'eth_call.distinct', label: 'eth_call balanceOf, a different address each time', method: 'eth_call', fixed: false,
+        // A holder for request 7 (the compared answer), a new address never asked before otherwise.
+        params: (i) => {
+          const n = distinctNext++
+          const who = i === 7 ? s1 : `0xba1a${n.toString(16).padStart(36, '0')}`
+          return [{ to: token, data: `0x70a08231${pad32(who)}` }, 'latest']
+        },
+        compare: (a, b) => (a === b ? [] : [{ what: 'eth_call balanceOf', gatewayDouble: a, anvil: b }]),
+      },
+      {
         id: 'eth_getFilterChanges', label: 'eth_getFilterChanges (log filter on the token, nothing new)', method: 'eth_getFilterChanges', fixed: true,
         params: (_i, server) => [filterIds[server]],
         compare: (a, b) => (JSON.stringify(a) === JSON.stringify(b) ? [] : [{ what: 'eth_getFilterChanges', gatewayDouble: a, anvil: b }]),
