@@ -22,8 +22,8 @@ import { wrapOpcodes } from './opcodeMap.ts'
 export const DEFAULT_EVM_TIMEOUT_MS = 5000
 /** How long an execution runs before it lets the event loop take a turn. */
 export const DEFAULT_SLICE_MS = 10
-/** Guarded opcodes between two reads of the clock (a read costs about as much as a JUMP). */
-const CHECK_EVERY = 64
+/** Guarded opcodes between two reads of the clocks (a read of the CPU clock, a system call, costs about as much as ten JUMPs on the synchronous step path of ./interpreterPatch.ts). */
+const CHECK_EVERY = 256
 
 /** JUMP, JUMPI; CALL, CALLCODE, DELEGATECALL, STATICCALL; CREATE, CREATE2. */
 const GUARDED_OPCODES = [0x56, 0x57, 0xf1, 0xf2, 0xf4, 0xfa, 0xf0, 0xf5]

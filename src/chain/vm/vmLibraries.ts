@@ -18,7 +18,10 @@ let loaded: VmLibraries | undefined
 
 export function vmLibraries(): Promise<VmLibraries> {
   if (!loading) {
-    loading = Promise.all([import('@ethereumjs/vm'), import('@ethereumjs/evm')]).then(([vm, evm]) => (loaded = { vm, evm }))
+    loading = Promise.all([import('@ethereumjs/vm'), import('@ethereumjs/evm'), import('./interpreterPatch.ts')]).then(async ([vm, evm, patch]) => {
+      await patch.patchInterpreter()
+      return (loaded = { vm, evm })
+    })
     loading.catch(() => {
       loading = undefined
     })

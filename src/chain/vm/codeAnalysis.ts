@@ -1,0 +1,78 @@
+/**
+ * A code's jump-destination analysis, kept on the EVM that made it (see ./interpreterPatch.ts).
+ *
+ * EthereumJS analyses a code at the first jump of every frame that runs it: the valid jump
+ * destinations, the value of every PUSH (as a bigint) and the opcode table's entry for every
+ * opcode, a loop over the whole code with an allocation per PUSH. A token's 2-4 KB of code is
+ * analysed again for every call of every transaction. The analysis depends only on the code and
+ * the EVM's opcode table, and nothing writes to it while it runs (the interpreter only reads the
+ * three), so one analysis serves every frame of that code on that EVM. Kept by content (a code
+ * read again from the state is a new array), dropped with the EVM, when its opcode table is
+ * replaced (EthereumJS makes a new one when the hardfork changes) or any entry of it is (the
+ * execution guard, the gas trace and the tracers wrap entries, the tracers for one execution:
+ * the table is compared with the one the analyses were made with, 256 entries, at every frame),
+ * and started over past `ANALYSES_BYTE_LIMIT`.
+ */
+
+export interface OpEntry {
+  readonly opcodeInfo: { readonly code: number; readonly isAsync: boolean; readonly dynamicGas: boolean; readonly isInvalid: boolean; readonly feeBigInt: bigint }
+  readonly opHandler: (...args: unknown[]) => unknown
+  readonly gasHandler?: (...args: unknown[]) => unknown
+}
+
+export interface Analysis {
+  readonly jumps: Uint8Array
+  readonly pushes: Record<number, bigint>
+  readonly opcodesCached: (OpEntry | undefined)[]
+}
+
+/**
+ * The bytes the kept analyses may weigh together, per EVM: about 16 bytes per code byte (the
+ * entries' array, the jump table, the pushes), so about 4 MiB of code.
+ */
+export const ANALYSES_BYTE_LIMIT = 64 * 1024 * 1024
+const BYTES_PER_CODE_BYTE = 16
+
+const ANALYSES = Symbol('gateway-double.codeAnalyses')
+
+interface KeptAnalyses {
+  readonly table: readonly OpEntry[]
+  /** The table's entries when the analyses were made. */
+  readonly entries: readonly OpEntry[]
+  readonly byCode: Map<string, Analysis>
+  bytes: number
+}
+
+interface AnalysingInterpreter {
+  readonly _evm: { _opcodeMap: OpEntry[]; [ANALYSES]?: KeptAnalyses | undefined }
+  _getValidJumpDestinations(code: Uint8Array): Analysis
+}
+
+/** The analysis of `code` for the interpreter's EVM: kept, or made (by EthereumJS) and kept. */
+export function codeAnalysis(interpreter: AnalysingInterpreter, code: Uint8Array): Analysis {
+  const evm = interpreter._evm
+  let kept = evm[ANALYSES]
+  if (kept === undefined || !sameTable(kept, evm._opcodeMap)) {
+    kept = { table: evm._opcodeMap, entries: [...evm._opcodeMap], byCode: new Map(), bytes: 0 }
+    evm[ANALYSES] = kept
+  }
+  const key = Buffer.from(code.buffer, code.byteOffset, code.byteLength).toString('latin1')
+  let analysis = kept.byCode.get(key)
+  if (analysis === undefined) {
+    analysis = interpreter._getValidJumpDestinations(code)
+    const bytes = code.length * BYTES_PER_CODE_BYTE
+    if (kept.bytes + bytes > ANALYSES_BYTE_LIMIT) {
+      kept.byCode.clear()
+      kept.bytes = 0
+    }
+    kept.byCode.set(key, analysis)
+    kept.bytes += bytes
+  }
+  return analysis
+}
+
+function sameTable(kept: KeptAnalyses, table: readonly OpEntry[]): boolean {
+  if (kept.table !== table || kept.entries.length !== table.length) return false
+  for (let op = 0; op < table.length; op++) if (kept.entries[op] !== table[op]) return false
+  return true
+}

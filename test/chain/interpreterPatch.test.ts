@@ -1,0 +1,98 @@
+/**
+ * src/chain/vm/interpreterPatch.ts changes how EthereumJS's interpreter runs, never what it
+ * computes: each program here runs on the patched path (no step listener) and on EthereumJS's own
+ * `runStep` (a step listener sends every step there), and the two results must be the same, to
+ * the gas, the return data, the logs, the error and the storage written.
+ */
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
+import { MerkleStateManager } from '@ethereumjs/statemanager'
+import { Account, bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util'
+import { describe, expect, it } from 'vitest'
+import { PATCHED_VERSION, patchInterpreter } from '../../src/chain/vm/interpreterPatch.ts'
+import { vmLibraries } from '../../src/chain/vm/vmLibraries.ts'
+
+const CONTRACT = createAddressFromString('0x00000000000000000000000000000000000e7e10')
+const OTHER = createAddressFromString('0x00000000000000000000000000000000000e7e11')
+
+/** Runtime programs, hex. */
+const PROGRAMS: Record<string, string> = {
+  // n = 300: JUMP loop, then return GAS.
+  'a JUMP loop': '0x61012c5b610008565b6001900380610003575a60005260206000f3',
+  // keccak chain of memory, 200 times, return memory.
+  'a KECCAK256 loop': '0x60c85b60206000206000526001900380610002575a60205260406000f3',
+  // slot[n & 7] += n, 100 times; return GAS.
+  'an SSTORE/SLOAD loop': '0x60645b806007168054820190556001900380610002575a60005260206000f3',
+  // a jump into push data: invalid jump destination.
+  'a bad jump': '0x600456605b00',
+  // an invalid opcode after some gas.
+  'INVALID': '0x6001600201fe',
+  // out of gas in a loop without end.
+  'out of gas': '0x5b600056',
+  // a LOG1, then the memory returned.
+  'a LOG': '0x60aa60005260ff60206000a160206000f3',
+  // a REVERT with data.
+  'a REVERT': '0x60aa60005260206000fd',
+  // a STATICCALL into the other contract (which returns 32 bytes), then its answer returned.
+  'a STATICCALL': '0x6020600060006000620e7e115afa5060206000f3',
+  // an opcode not on the fork (0x0c).
+  'an undefined opcode': '0x60010c',
+}
+const OTHER_CODE = '0x602a60005260206000f3'
+
+async function run(program: string, withListener: boolean) {
+  const { evm: evmLib } = await vmLibraries()
+  const common = new Common({ chain: Mainnet, hardfork: Hardfork.Osaka })
+  const stateManager = new MerkleStateManager({ common })
+  const evm = await evmLib.createEVM({ common, stateManager })
+  await stateManager.putAccount(CONTRACT, new Account())
+  await stateManager.putCode(CONTRACT, hexToBytes(program as `0x${string}`))
+  await stateManager.putAccount(OTHER, new Account())
+  await stateManager.putCode(OTHER, hexToBytes(OTHER_CODE))
+  let steps = 0
+  if (withListener) evm.events.on('step', () => void steps++)
+  const result = await evm.runCall({ to: CONTRACT, gasLimit: 1_000_000n })
+  const slots = await Promise.all([0, 1, 2, 7].map(async (slot) => bytesToHex(await stateManager.getStorage(CONTRACT, new Uint8Array(32).fill(slot, 31)))))
+  const exec = result.execResult
+  return {
+    steps,
+    outcome: {
+      gasUsed: exec.executionGasUsed,
+      returned: bytesToHex(exec.returnValue),
+      error: exec.exceptionError?.error,
+      logs: (exec.logs ?? []).map((log) => log.map((part) => (Array.isArray(part) ? part.map((b) => bytesToHex(b)) : bytesToHex(part)))),
+      slots,
+    },
+  }
+}
+
+describe('the interpreter patch', () => {
+  it(`is applied to EthereumJS ${PATCHED_VERSION}, the version installed`, async () => {
+    await vmLibraries()
+    expect(await patchInterpreter()).toBe(true)
+  })
+
+  it('answers isActivatedEIP as the active EIPs list does, on every fork', () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Chainstart })
+    for (const fork of [Hardfork.Chainstart, Hardfork.London, Hardfork.Cancun, Hardfork.Prague, Hardfork.Osaka, Hardfork.Chainstart]) {
+      common.setHardfork(fork)
+      const list = (common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache
+      const eips = Array.from({ length: 9000 }, (_, eip) => eip)
+      expect(eips.filter((eip) => common.isActivatedEIP(eip)), fork).toEqual(eips.filter((eip) => list.includes(eip)))
+    }
+  })
+
+  for (const [name, program] of Object.entries(PROGRAMS)) {
+    it(`runs ${name} as EthereumJS's own step does`, async () => {
+      const fast = await run(program, false)
+      const reference = await run(program, true)
+      expect(reference.steps).toBeGreaterThan(0)
+      expect(fast.outcome).toEqual(reference.outcome)
+    })
+  }
+
+  it('keeps one analysis of a code for every frame that runs it on an EVM', async () => {
+    const a = await run(PROGRAMS['a JUMP loop']!, false)
+    const b = await run(PROGRAMS['a JUMP loop']!, false)
+    expect(a.outcome).toEqual(b.outcome)
+  })
+})
