@@ -3,7 +3,7 @@
  *
  * Each row is one contract run by `eth_call` with its code given as a state override, on both
  * servers: a loop counted down from its calldata, whose iteration count is chosen so that one call
- * burns about 14M gas (under EIP-7825's 2^24), and which returns the gas left at its end (so the
+ * burns about 14M gas (`--gas`; under EIP-7825's 2^24), and which returns the gas left at its end (so the
  * gas burnt is read from the answer, and both servers must agree on it). Rows:
  * - JUMP: a loop of JUMPs (the interpreter's dispatch, nothing else);
  * - KECCAK256: a loop hashing 32 bytes of memory into itself;
@@ -34,13 +34,14 @@ Mgas/s of eth_call on four loops (JUMP, KECCAK256, SSTORE/SLOAD, ERC-20 transfer
 Options:
   --duration <s>   seconds per server, row and round (default 3)
   --rounds <n>     rounds per row, each gateway-double then Anvil (default 2)
+  --gas <n>        gas one call burns, about (default 14000000; at most 14500000)
   --json <file>    also write the results as JSON
   -h, --help       print this help
 `
 
 /** Gas of one call: under EIP-7825's cap, which both servers apply to calls under Osaka. */
 const CALL_GAS = 15_000_000
-/** The gas a loop's iteration count is chosen to burn. */
+/** The gas a loop's iteration count is chosen to burn, by default. */
 const TARGET_GAS = 14_000_000
 const LOOP_ADDRESS = '0x00000000000000000000000000000000000e7e10'
 const DEV_KEY = 'deadbeefdeadbeefdeadbeefdeadbeef'
@@ -211,7 +212,7 @@ async function startAnvil(): Promise<Endpoint> {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { duration: { type: 'string' }, rounds: { type: 'string' }, json: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { duration: { type: 'string' }, rounds: { type: 'string' }, gas: { type: 'string' }, json: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   })
   if (values.help) {
     process.stdout.write(USAGE)
@@ -219,7 +220,9 @@ async function main(): Promise<void> {
   }
   const durationMs = Number(values.duration ?? 3) * 1000
   const rounds = Number(values.rounds ?? 2)
+  const targetGas = Number(values.gas ?? TARGET_GAS)
   if (!(durationMs > 0) || !Number.isInteger(rounds) || rounds < 1) throw new Error('--duration: seconds > 0; --rounds: an integer >= 1')
+  if (!Number.isInteger(targetGas) || targetGas < 100_000 || targetGas > 14_500_000) throw new Error('--gas: an integer from 100000 to 14500000')
   const log = (line: string) => process.stderr.write(`${line}\n`)
 
   const specs = await loops()
@@ -232,7 +235,7 @@ async function main(): Promise<void> {
     // Gas per iteration from two small calls; then the count that burns about TARGET_GAS.
     const [g1, g2] = [await gasBurnt(gd, spec.code, 10), await gasBurnt(gd, spec.code, 20)]
     const perIteration = (g2 - g1) / 10
-    const iterations = Math.floor((TARGET_GAS - (g1 - 10 * perIteration)) / perIteration)
+    const iterations = Math.max(1, Math.floor((targetGas - (g1 - 10 * perIteration)) / perIteration))
     const gas = await gasBurnt(gd, spec.code, iterations)
     const anvilGas = await gasBurnt(anvil, spec.code, iterations)
     if (anvilGas !== gas) throw new Error(`${spec.id}: gateway-double burnt ${gas} gas, Anvil ${anvilGas}, for ${iterations} iterations`)
@@ -281,7 +284,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${out.join('\n')}\n`)
   if (values.json !== undefined) {
     const { writeFileSync } = await import('node:fs')
-    writeFileSync(values.json, `${JSON.stringify({ anvil: anvilVersion(), durationMs, rounds, results }, null, 2)}\n`)
+    writeFileSync(values.json, `${JSON.stringify({ anvil: anvilVersion(), durationMs, rounds, targetGas, results }, null, 2)}\n`)
   }
 }
 

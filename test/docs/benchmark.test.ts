@@ -33,6 +33,8 @@ const SMALL: Record<string, Record<string, string>> = {
   'bench:simulate': { runs: '1', warmup: '0' },
   'bench:trace': { runs: '1', warmup: '0' },
   'bench:start': { runs: '1' },
+  // 200,000 gas a call: a few iterations of each loop.
+  'bench:evm': { duration: '0.1', rounds: '1', gas: '200000' },
   // 100,000 gas: the loop runs and runs out of gas in milliseconds, not seconds; 2 maximal requests: one of each kind.
   'bench:robustness': { duration: '0.3', rounds: '1', heavy: '1', gas: '100000', maximal: '2' },
 }
@@ -288,6 +290,14 @@ describe('docs/benchmark.md: the commands it shows', () => {
       expect(row(r.stdout, 'gateway-double --version', 3)).toMatch(/\d ms .*\d ms .*<= 300 ms +(met|MISSED)$/)
       expect(row(r.stdout, 'cold start to first answer, default fixtures', 3)).toMatch(/\d ms .*\d ms .*<= 250 ms +(met|MISSED)$/)
       for (const scale of ['for scale: node -e 0', 'for scale: npx --version']) row(r.stdout, scale, 1)
+      expect(r.stdout).toMatch(/^targets: \d+ met, \d+ missed/m)
+    }, 300_000)
+
+    const evm = OTHERS.find((l) => l.line.startsWith('npm run bench:evm'))!
+    it(`${evm.line}: the page's rows, each with both servers' Mgas/s, the ratio and the target`, async () => {
+      const r = await ran(evm.line)
+      expectClean(r)
+      for (const name of tableRowNames(evm.line)) expect(row(r.stdout, name, 7)).toMatch(/Mgas\/s\) +(met|missed)$/)
       expect(r.stdout).toMatch(/^targets: \d+ met, \d+ missed/m)
     }, 300_000)
 
