@@ -26,9 +26,8 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { Common } from '@ethereumjs/common'
-import { EVMError } from '@ethereumjs/evm'
+import { createEVM, EVMError } from '@ethereumjs/evm'
 import { EthereumJSErrorWithoutCode } from '@ethereumjs/util'
 import { codeAnalysis } from './codeAnalysis.ts'
 import type { Analysis, OpEntry } from './codeAnalysis.ts'
@@ -181,6 +180,27 @@ function patchedRun(original: Run): Run {
   }
 }
 
+/**
+ * The interpreter's class. It is not among the package's exports: a throwaway EVM runs a STOP
+ * whose handler, for that EVM only, reads the class off the interpreter running it.
+ */
+async function interpreterClass(): Promise<{ prototype: { run: Run } }> {
+  const evm = await createEVM()
+  const map = (evm as unknown as { _opcodeMap: { opHandler: (state: { interpreter: object }, common: unknown) => unknown }[] })._opcodeMap
+  const stop = map[0x00]!
+  let found: { prototype: { run: Run } } | undefined
+  map[0x00] = {
+    ...stop,
+    opHandler: (state, common) => {
+      found = Object.getPrototypeOf(state.interpreter).constructor as { prototype: { run: Run } }
+      return stop.opHandler(state, common)
+    },
+  }
+  await evm.runCode({ code: Uint8Array.of(0x00), gasLimit: 100_000n })
+  if (found === undefined) throw new Error('EthereumJS ran no STOP: its interpreter is not where this change expects it')
+  return found
+}
+
 let applied: boolean | undefined
 
 /**
@@ -190,14 +210,10 @@ let applied: boolean | undefined
 export async function patchInterpreter(): Promise<boolean> {
   if (applied !== undefined) return applied
   applied = false
-  // The interpreter is not among the package's exports: its module is imported from the file the
-  // package's own ES modules import, so that it is the same class.
   const require = createRequire(import.meta.url)
-  const esm = join(dirname(require.resolve('@ethereumjs/evm')), '..', 'esm')
-  const version = (JSON.parse(readFileSync(join(esm, '..', '..', 'package.json'), 'utf8')) as { version: string }).version
-  const commonVersion = (JSON.parse(readFileSync(join(dirname(require.resolve('@ethereumjs/common')), '..', '..', 'package.json'), 'utf8')) as { version: string }).version
-  if (version !== PATCHED_VERSION || commonVersion !== PATCHED_VERSION) return false
-  const { Interpreter } = (await import(pathToFileURL(join(esm, 'interpreter.js')).href)) as { Interpreter: { prototype: { run: Run } } }
+  const version = (name: string) => (JSON.parse(readFileSync(join(dirname(require.resolve(name)), '..', '..', 'package.json'), 'utf8')) as { version: string }).version
+  if (version('@ethereumjs/evm') !== PATCHED_VERSION || version('@ethereumjs/common') !== PATCHED_VERSION) return false
+  const Interpreter = await interpreterClass()
   Common.prototype.isActivatedEIP = isActivatedEIP as Common['isActivatedEIP']
   Interpreter.prototype.run = patchedRun(Interpreter.prototype.run)
   applied = true
