@@ -30,6 +30,7 @@ import { anvil_setStorageAt } from './methods/anvil_setStorageAt.ts'
 import { anvil_setTime } from './methods/anvil_setTime.ts'
 import { anvil_stopImpersonatingAccount } from './methods/anvil_stopImpersonatingAccount.ts'
 import { eth_accounts } from './methods/eth_accounts.ts'
+import { eth_fillTransaction } from './methods/eth_fillTransaction.ts'
 import { eth_sendTransaction } from './methods/eth_sendTransaction.ts'
 import { eth_sendUnsignedTransaction } from './methods/eth_sendUnsignedTransaction.ts'
 import { evm_increaseTime } from './methods/evm_increaseTime.ts'
@@ -65,6 +66,7 @@ const own = [
   anvil_autoImpersonateAccount,
   eth_sendTransaction,
   eth_sendUnsignedTransaction,
+  eth_fillTransaction,
   eth_accounts,
   anvil_dumpState,
   anvil_loadState,

@@ -1,7 +1,7 @@
 /**
  * `eth_sendTransaction` from an account the double holds no key for (an impersonated one, or any
- * with `eth_sendUnsignedTransaction`): the missing fields filled in as geth's `setDefaults` does,
- * then sent through the pool's rules like a signed transaction (`Chain.sendImpersonated`).
+ * with `eth_sendUnsignedTransaction`): the missing fields filled in as geth's `setDefaults` does
+ * (`fillUnsigned`, which eth_fillTransaction answers with), then sent through the pool's rules like a signed transaction (`Chain.sendImpersonated`).
  *
  * - fees: with `gasPrice`, a legacy transaction (type 1 with an access list); otherwise, from
  *   London, type 2 with the tip `eth_maxPriorityFeePerGas` suggests and a fee cap of
@@ -30,6 +30,17 @@ import { GAS_CAP_MULTIPLIER } from './methods/eth_estimateGas.ts'
 export async function sendUnsigned(chain: Chain, args: CallArgs, impersonatedOnly: boolean): Promise<string> {
   const from = args.from
   if (from === undefined || (impersonatedOnly && !chain.isImpersonated(from))) throw new InvalidParamsError('No Signer available')
+  const fields = await fillUnsigned(chain, args, from)
+  try {
+    return await chain.sendImpersonated(fields, from)
+  } catch (err) {
+    if (err instanceof TxDecodeError || err instanceof TxRejectedError) throw new ServerError(err.message)
+    throw err
+  }
+}
+
+/** The fields of `args` sent from `from`, the missing ones filled as geth's `setDefaults` fills them (also eth_fillTransaction's). */
+export async function fillUnsigned(chain: Chain, args: CallArgs, from: string): Promise<UnsignedTxFields> {
   if (args.blobVersionedHashes !== undefined || args.authorizationList !== undefined) {
     throw new InvalidParamsError('blob and set-code transactions are not sent from impersonated accounts here: sign them and use eth_sendRawTransaction')
   }
@@ -40,7 +51,7 @@ export async function sendUnsigned(chain: Chain, args: CallArgs, impersonatedOnl
   const fees = feeFields(chain, args)
   const nonce = args.nonce ?? (await chain.pendingNonce(from))
   const gasLimit = args.gas ?? (await estimate(chain, { ...args, ...fees, from }))
-  const fields: UnsignedTxFields = {
+  return {
     ...fees,
     chainId: chain.chainId,
     nonce,
@@ -49,12 +60,6 @@ export async function sendUnsigned(chain: Chain, args: CallArgs, impersonatedOnl
     value: args.value ?? 0n,
     data: args.data ?? new Uint8Array(),
     ...(args.accessList === undefined ? {} : { accessList: args.accessList }),
-  }
-  try {
-    return await chain.sendImpersonated(fields, from)
-  } catch (err) {
-    if (err instanceof TxDecodeError || err instanceof TxRejectedError) throw new ServerError(err.message)
-    throw err
   }
 }
 
