@@ -33,6 +33,14 @@ export interface GatewayDoubleContext {
   /** `http://127.0.0.1:<port>` */
   readonly origin: string
   readonly port: number
+  /** The plain URL, `http://127.0.0.1:<port>/v3/<key>`: the first network (`ethereum` by default), any client as is. */
+  readonly url: string | undefined
+  /**
+   * `http://127.0.0.1:<port>/_double`: the control routes, and `${controlUrl}/rpc/<network>`, the
+   * test endpoint (evm_snapshot, evm_revert, anvil_setBalance...: viem's test client). Undefined
+   * with `control: false`.
+   */
+  readonly controlUrl: string | undefined
   /** The config's first key (the dev key of the default config). */
   readonly devKey: string | undefined
   /** Each network's URL with the first key enabled for it: `http://<name>-mainnet.localhost:<port>/v3/<key>`. */
@@ -71,6 +79,11 @@ declare module 'vitest' {
 export interface GlobalSetupOptions extends StartServerOptions {
   /** Networks to fork once per worker slot (needs the control API's `control.fork`). */
   readonly isolate?: readonly string[]
+  /**
+   * The HTTP control routes and the test endpoint (`controlUrl`), so that a test file can snapshot
+   * and revert its network. Default: on (a test run's server is the tests' own).
+   */
+  readonly control?: boolean
 }
 
 /**
@@ -78,7 +91,8 @@ export interface GlobalSetupOptions extends StartServerOptions {
  * - `GATEWAY_DOUBLE_CONFIG`: a config file (default: the package's config/default.json);
  * - `GATEWAY_DOUBLE_PORT`: a port (default 0, a free one);
  * - `GATEWAY_DOUBLE_ISOLATE`: networks to fork per worker, comma-separated (e.g. `ethereum`);
- * - `GATEWAY_DOUBLE_NETWORK_PORTS`: the first of consecutive per-network ports (0: free ones).
+ * - `GATEWAY_DOUBLE_NETWORK_PORTS`: the first of consecutive per-network ports (0: free ones);
+ * - `GATEWAY_DOUBLE_CONTROL=0`: no control routes and no test endpoint (default: on).
  */
 export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): GlobalSetupOptions {
   const port = env.GATEWAY_DOUBLE_PORT === undefined || env.GATEWAY_DOUBLE_PORT === '' ? 0 : Number(env.GATEWAY_DOUBLE_PORT)
@@ -96,6 +110,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): GlobalSetu
     ...(networkPorts === undefined ? {} : { networkPorts }),
     ...(env.GATEWAY_DOUBLE_CONFIG ? { config: env.GATEWAY_DOUBLE_CONFIG } : {}),
     ...(isolate.length > 0 ? { isolate } : {}),
+    ...(env.GATEWAY_DOUBLE_CONTROL === '0' ? { control: false } : {}),
   }
 }
 
@@ -154,6 +169,8 @@ export async function describeServer(server: RunningServer, isolate: readonly st
   return {
     origin: server.origin,
     port: server.port,
+    url: server.url,
+    controlUrl: server.controlUrl,
     devKey: server.devKey,
     urls: server.urls,
     wsUrls: server.wsUrls,
@@ -180,7 +197,7 @@ export async function describeServer(server: RunningServer, isolate: readonly st
 export function createGlobalSetup(options: GlobalSetupOptions = {}): (project: TestProject) => Promise<() => Promise<void>> {
   return async function gatewayDoubleGlobalSetup(project) {
     const { isolate = [], ...serverOptions } = options
-    const server = await startServer({ port: 0, ...serverOptions })
+    const server = await startServer({ port: 0, control: true, ...serverOptions })
     try {
       const workers = Math.max(1, Number(project.config.maxWorkers) || 1)
       project.provide('gatewayDouble', await describeServer(server, isolate, workers))
