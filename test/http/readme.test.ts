@@ -7,7 +7,7 @@
  * rewrites the example outputs in README.md (compact up to 300 characters, else indented).
  */
 import { execFile, spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -72,7 +72,7 @@ describe('README', () => {
       expect(helper).toBeDefined()
       const port = new URL(server.urls.ethereum!).port
       const [first] = curlExamples()
-      const out = await bash(`${helper!.replace('127.0.0.1:8545', `127.0.0.1:${port}`)}\nrpc '${first!.request}'`)
+      const out = await bash(`${helper!.replace('127.0.0.1:8545', `127.0.0.1:${port}`)}\nrpc '${first!.request}'`, ROOT)
       expect(JSON.parse(out)).toEqual(JSON.parse(first!.expected))
     })
 
@@ -135,14 +135,28 @@ describe('README', () => {
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
-function bash(line: string): Promise<string> {
+function bash(line: string, cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('bash', ['-c', line], { cwd: ROOT }, (err, stdout, stderr) => (err ? reject(new Error(`${line}\n${stderr}`)) : resolve(stdout)))
+    execFile('bash', ['-c', line], { cwd }, (err, stdout, stderr) => (err ? reject(new Error(`${line}\n${stderr}`)) : resolve(stdout)))
   })
 }
 
 /**
- * Runs the ```sh blocks of a page's section in order, through bash from the project folder: a line
+ * A user's project folder with this repository installed as its node_modules/gateway-double (a
+ * link) and its command in node_modules/.bin: the pages' commands run from there, as from a
+ * project that installed the package (test/e2e/package.test.ts runs them from the packed install).
+ */
+function userProject(dir: string): string {
+  const project = join(dir, 'project')
+  mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true })
+  symlinkSync(ROOT, join(project, 'node_modules', 'gateway-double'))
+  symlinkSync(join(ROOT, 'bin', 'gateway-double.js'), join(project, 'node_modules', '.bin', 'gateway-double'))
+  return project
+}
+
+/**
+ * Runs the ```sh blocks of a page's section in order, through bash from a user's project folder
+ * (`userProject`): a line
  * ending in `&` is the server, started in the background (`--port 8546` becomes `--port 0`, and
  * `127.0.0.1:8546` in later lines the port it prints) and stopped whole at the end; `/tmp/vault`
  * becomes a temporary folder; each curl's output must equal the ```json block that follows its
@@ -154,6 +168,7 @@ async function runShellSection(path: string, title: string, opts: { skip?: (line
   const text = section(title, whole)
   const blocks = [...text.matchAll(/```(sh|json)\n([\s\S]*?)```/g)].map((m) => ({ kind: m[1]!, body: m[2]! }))
   const dir = mkdtempSync(join(tmpdir(), 'gd-readme-'))
+  const project = userProject(dir)
   let server: ReturnType<typeof spawn> | undefined
   let port: string | undefined
   let rewritten = text
@@ -167,7 +182,7 @@ async function runShellSection(path: string, title: string, opts: { skip?: (line
         if (line.trimEnd().endsWith('&')) {
           // The server, in the background: its own process group, so it is stopped whole.
           const command = line.trimEnd().slice(0, -1).replace('--port 8546', '--port 0')
-          server = spawn('bash', ['-c', `exec ${command}`], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+          server = spawn('bash', ['-c', `exec ${command}`], { cwd: project, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
           port = await new Promise<string>((resolve, reject) => {
             let out = ''
             server!.stdout!.on('data', (d: Buffer) => {
@@ -179,7 +194,7 @@ async function runShellSection(path: string, title: string, opts: { skip?: (line
           })
           continue
         }
-        const output = await bash(port === undefined ? line : line.replaceAll('127.0.0.1:8546', `127.0.0.1:${port}`))
+        const output = await bash(port === undefined ? line : line.replaceAll('127.0.0.1:8546', `127.0.0.1:${port}`), project)
         if (line.startsWith('curl')) {
           curls++
           const expected = blocks[i + 1]
