@@ -3,18 +3,26 @@
  * of this repository, so the build it runs never touches this worktree's dist/), the tarball
  * installed into a fresh project from npm's cache alone (`npm ci --offline`, see
  * test/support/consumerProject.ts), the installed package made read-only, and then, from that
- * project: an ES module script, viem's webSocket() transport, a CommonJS script, `tsc --strict` with the tsconfig `tsc --init`
- * writes, the installed command (serving, and `gateway-double export` of a running server's
- * network, served again), and the manual's vitest and jest recipes as written. One pack and
- * one install serve every check.
+ * project, which also installs ethers 6 and viem in the same install (ethers' older @noble/hashes
+ * once hoisted over an undeclared import of the package's): every import of the build declared
+ * and resolved to its declared version, an ES module script, viem's webSocket() transport, a
+ * CommonJS script, `tsc --strict` with the tsconfig `tsc --init` writes and again without
+ * skipLibCheck, a newcomer's path (the banner's plain URL with viem, ethers and cast and no
+ * helper, the accounts and ABIs of gateway-double/fixtures), the installed command (serving,
+ * and `gateway-double export` of a running server's network, served again), and the manual's
+ * vitest recipe (a worker snapshotting and reverting its network) and jest recipe as written.
+ * One pack and one install serve every check.
  */
 import { execFile, spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
+import { builtinModules } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { castBinary } from '../support/cast.ts'
 import { writeConsumerProject } from '../support/consumerProject.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -22,7 +30,7 @@ const HERE = fileURLToPath(new URL('./package/', import.meta.url))
 /** The manual's page with the test-runner recipes. */
 const RECIPES = readFileSync(join(ROOT, 'docs', 'test-runners.md'), 'utf8')
 /** What the project installs beside gateway-double, at this repository's versions. */
-const OTHERS = ['viem', 'typescript', '@types/node', 'vitest', 'jest']
+const OTHERS = ['viem', 'ethers', 'typescript', '@types/node', 'vitest', 'jest']
 
 interface Run {
   code: number | null
@@ -184,17 +192,28 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true })
 })
 
-describe('the packed package, installed in a fresh project', () => {
-  it('holds the build with declarations, the bin, the default config and fixtures, README, the manual and LICENSE: nothing else', () => {
+// Each check runs installs' commands, servers and whole test runs in child processes: minutes on a loaded machine.
+describe('the packed package, installed in a fresh project', { timeout: 600_000 }, () => {
+  it('holds the build with declarations, the bin, the default config, fixtures and their sources, README, the manual and LICENSE: nothing else', () => {
     const files = packed.files.map((f) => f.path).sort()
-    const allowed = /^(package\.json|README\.md|LICENSE|docs\/[\w-]+\.md|bin\/gateway-double\.js|config\/default\.json|fixtures\/README\.md|fixtures\/(ethereum|polygon|base)\/[\w.]+|dist\/[\w/]+\.(js|d\.ts|cjs|d\.cts))$/
+    const allowed = /^(package\.json|README\.md|LICENSE|docs\/[\w-]+\.md|bin\/gateway-double\.js|config\/default\.json|fixtures\/README\.md|fixtures\/(ethereum|polygon|base)\/[\w.]+|fixtures\/sources\/([\w]+\.scenario\.json|contracts\/\w+\.sol|examples\/(contracts\/)?[\w.]+)|dist\/[\w/]+\.(js|d\.ts|cjs|d\.cts))$/
     expect(files.filter((f) => !allowed.test(f))).toEqual([])
     for (const network of ['ethereum', 'polygon', 'base']) {
       expect(files).toEqual(expect.arrayContaining(['genesis.json', 'chain.rlp', 'accounts.json'].map((f) => `fixtures/${network}/${f}`)))
     }
     expect(files).toEqual(expect.arrayContaining(['README.md', 'LICENSE', 'bin/gateway-double.js', 'config/default.json', 'docs/test-runners.md']))
-    // The README's links to the manual resolve in the installed package.
-    for (const [, page] of readFileSync(join(installed, 'README.md'), 'utf8').matchAll(/\]\((docs\/[\w-]+\.md)/g)) expect(files, page).toContain(page)
+    // Every relative link of every shipped page resolves inside the installed package.
+    expect(files).toEqual(expect.arrayContaining(['fixtures/sources/examples/checkout.json', 'fixtures/sources/examples/vault.scenario.json']))
+    let links = 0
+    for (const md of files.filter((f) => f.endsWith('.md'))) {
+      const text = readFileSync(join(installed, md), 'utf8').replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '``')
+      for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue
+        links++
+        expect(files, `${md} links ${target}`).toContain(join(dirname(md), target!))
+      }
+    }
+    expect(links).toBeGreaterThan(20)
     // Every module of the build comes with its declarations; the bundle's shared and lazily loaded
     // chunks (dist/chunks/, scripts/build.mjs) are imported by the entries only, never by name.
     const chunks = files.filter((f) => f.startsWith('dist/chunks/'))
@@ -209,6 +228,54 @@ describe('the packed package, installed in a fresh project', () => {
     // No TypeScript loader: tsx is not a dependency, so the project does not have it.
     expect(Object.keys(pkg.dependencies)).not.toContain('tsx')
     expect(existsSync(join(dapp, 'node_modules', 'tsx'))).toBe(false)
+  })
+
+  it('declares every package its build imports, each resolved from the installed package to the version declared (ethers 6 beside it)', () => {
+    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string>; peerDependencies: Record<string, string> }
+    const imported = new Map<string, string>()
+    // (bin/ imports tsx only in a clone without a build, where tsx is a devDependency.)
+    for (const file of packed.files.map((f) => f.path).filter((f) => f.startsWith('dist/'))) {
+      // TypeScript's scanner: static and dynamic imports and require() calls, not strings that look like them.
+      for (const { fileName: spec } of ts.preProcessFile(readFileSync(join(installed, file), 'utf8'), true, true).importedFiles) {
+        if (spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('node:')) continue
+        const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!
+        if (!builtinModules.includes(name) && name !== pkg.name) imported.set(name, file)
+      }
+    }
+    expect([...imported.keys()]).toEqual(expect.arrayContaining(['@ethereumjs/vm', 'ethereum-cryptography', 'express', 'ws']))
+    for (const [name, file] of imported) {
+      const declared = pkg.dependencies[name] ?? pkg.peerDependencies[name]
+      expect(declared, `${file} imports ${name}`).toBeDefined()
+      if (pkg.dependencies[name] === undefined) continue
+      // Node's resolution from the package: its own node_modules, then the project's.
+      const at = [join(installed, 'node_modules', name), join(dapp, 'node_modules', name)].find((dir) => existsSync(join(dir, 'package.json')))
+      expect(at, name).toBeDefined()
+      expect((JSON.parse(readFileSync(join(at!, 'package.json'), 'utf8')) as { version: string }).version, name).toBe(declared)
+    }
+    expect((JSON.parse(readFileSync(join(dapp, 'node_modules', 'ethers', 'package.json'), 'utf8')) as { version: string }).version).toMatch(/^6\./)
+  })
+
+  it("a newcomer's path: the banner's plain URL with viem, ethers and cast and no helper; the accounts (printed, with their test keys) and ABIs of gateway-double/fixtures", async () => {
+    const server = await startCommand(['--port', '0'])
+    try {
+      const banner = server.out()
+      const url = /^RPC URL \(ethereum, chain id 1; any client, no Host needed\):\n {2}(\S+)$/m.exec(banner)?.[1]
+      expect(url, banner).toBe(`http://127.0.0.1:${server.port}/v3/deadbeefdeadbeefdeadbeefdeadbeef`)
+      expect(banner).toMatch(/^ {2}alice +0x8f41fd4479ae08632001bc4b1fcbfdc464ed1c49 +0x3c37c158e3c720afc83ef951daae106564730a63d5bbb44751603a836990ffd9$/m)
+      expect(banner).toContain('These private keys are public test keys')
+      cpSync(join(HERE, 'newcomer.mjs'), join(dapp, 'newcomer.mjs'))
+      const r = await run(process.execPath, ['newcomer.mjs', url!], dapp)
+      expect(r.code, show(r)).toBe(0)
+      expect(JSON.parse(r.stdout)).toEqual({ status: 'success', received: '5', count: '9', viemHead: '7', ethersHead: 7, ethersChainId: '1' })
+      const cast = castBinary()
+      if (cast !== undefined) {
+        const head = await run(cast, ['block-number', '--rpc-url', url!], dapp, userEnv({ FOUNDRY_DISABLE_NIGHTLY_WARNING: '1' }))
+        expect(head.code, show(head)).toBe(0)
+        expect(head.stdout).toBe('7\n')
+      }
+    } finally {
+      expect(await server.stop()).toEqual({ code: 0, stderr: '' })
+    }
   })
 
   it('an ES module script: startServer, viem through localhostFetch, a revert decoded by viem', async () => {
@@ -261,6 +328,11 @@ describe('the packed package, installed in a fresh project', () => {
     const check = await run(process.execPath, [tsc, '--noEmit', '--strict', '-p', '.'], dir)
     expect(check.code, show(check)).toBe(0)
     expect(check.stdout).toBe('')
+    // And the declarations themselves checked: they need only the package's own types and its
+    // dependencies' (@types/ws, @types/debug for EthereumJS's).
+    const full = await run(process.execPath, [tsc, '--noEmit', '--strict', '--skipLibCheck', 'false', '-p', '.'], dir)
+    expect(full.code, show(full)).toBe(0)
+    expect(full.stdout).toBe('')
   })
 
   it('the installed command serves the default networks and answers eth_blockNumber', async () => {
@@ -297,26 +369,25 @@ describe('the packed package, installed in a fresh project', () => {
 
   it('runs the vitest recipe of docs/test-runners.md as written: the default globalSetup with options from the environment, then its own test/globalSetup.ts', async () => {
     const files = recipeFiles('### vitest: one server per run')
-    expect([...files.keys()].sort()).toEqual(['test/globalSetup.ts', 'test/head.spec.ts', 'test/rpcUrl.ts', 'vitest.config.ts'])
+    expect([...files.keys()].sort()).toEqual(['test/globalSetup.ts', 'test/head.spec.ts', 'test/rpcUrl.ts', 'test/snapshot.spec.ts', 'vitest.config.ts'])
     const vitest = join(dapp, 'node_modules', 'vitest', 'vitest.mjs')
     const fromEnv = join(dapp, 'vitest-suite')
-    writeFiles(fromEnv, files, ['vitest.config.ts', 'test/rpcUrl.ts', 'test/head.spec.ts'])
+    writeFiles(fromEnv, files, ['vitest.config.ts', 'test/rpcUrl.ts', 'test/head.spec.ts', 'test/snapshot.spec.ts'])
     cpSync(join(HERE, 'chain.spec.ts'), join(fromEnv, 'test', 'chain.spec.ts'))
     const r = await run(process.execPath, [vitest, 'run'], fromEnv, userEnv({ GATEWAY_DOUBLE_ISOLATE: 'ethereum', GATEWAY_DOUBLE_NETWORK_PORTS: '0' }))
     expect(r.code, show(r)).toBe(0)
-    expect(r.stdout).toMatch(/Tests +4 passed \(4\)/)
+    expect(r.stdout).toMatch(/Tests +6 passed \(6\)/)
     // The page's own globalSetup file, "listed in test.globalSetup instead", and no environment.
     const inline = join(dapp, 'vitest-inline')
-    writeFiles(inline, files, ['vitest.config.ts', 'test/rpcUrl.ts', 'test/head.spec.ts', 'test/globalSetup.ts'])
+    writeFiles(inline, files, ['vitest.config.ts', 'test/rpcUrl.ts', 'test/head.spec.ts', 'test/snapshot.spec.ts', 'test/globalSetup.ts'])
     const config = files.get('vitest.config.ts')!
     expect(config).toContain("globalSetup: ['gateway-double/testing/vitest']")
     writeFileSync(join(inline, 'vitest.config.ts'), config.replace("globalSetup: ['gateway-double/testing/vitest']", "globalSetup: ['./test/globalSetup.ts']"))
     cpSync(join(HERE, 'chain.spec.ts'), join(inline, 'test', 'chain.spec.ts'))
     const own = await run(process.execPath, [vitest, 'run'], inline)
     expect(own.code, show(own)).toBe(0)
-    expect(own.stdout).toMatch(/Tests +4 passed \(4\)/)
-    // Two vitest runs, each starting a server and forking a network per worker: about 30 s each on a loaded 2-core machine.
-  }, 240_000)
+    expect(own.stdout).toMatch(/Tests +6 passed \(6\)/)
+  })
 
   it('runs the jest recipe of docs/test-runners.md as written', async () => {
     const dir = join(dapp, 'jest-suite')

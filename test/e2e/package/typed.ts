@@ -15,6 +15,8 @@ import {
   type ServedNetwork,
 } from 'gateway-double'
 import { localhostAgent } from 'gateway-double/client'
+import { ethereumAccounts, ethereumContracts, tokenAbi } from 'gateway-double/fixtures'
+import { createPublicClient, http } from 'viem'
 import { createGlobalSetup, gatewayDouble, useIsolatedNetwork, type GatewayDoubleContext } from 'gateway-double/testing/vitest'
 
 export async function run(): Promise<string> {
@@ -38,4 +40,10 @@ export const setup = createGlobalSetup({ isolate: ['ethereum'] })
 export function inATest(): string {
   const context: GatewayDoubleContext = gatewayDouble()
   return `${context.origin} ${useIsolatedNetwork('ethereum', { ifUnavailable: 'share' }).url}`
+}
+
+// The ABIs are `as const`: viem infers balanceOf's argument and its bigint result from them.
+export async function tokenBalance(url: string): Promise<bigint> {
+  const client = createPublicClient({ transport: http(url) })
+  return client.readContract({ address: ethereumContracts.token.address, abi: tokenAbi, functionName: 'balanceOf', args: [ethereumAccounts.bob.address] })
 }
