@@ -6,8 +6,10 @@
  * double (`--fixture name=<dir or file>`): the dump's block number and timestamp, and every
  * account's balance, nonce, code and storage as Anvil answered them last. And back: the double's
  * own `anvil_dumpState`, written to a file, starts an Anvil (`--load-state`) that answers the same.
+ * `safe` and `finalized` on a loaded dump trail the head as Anvil's do (32 and 64 blocks), so the
+ * blocks mined after it can be reorganised on both.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
@@ -72,7 +74,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'rpc-dump.hex'), await test.dumpState())
   await anvil.stop()
   anvil = undefined
-  server = await startServer({ port: 0, control: true, config: withFixtures(loadConfigFile(DEFAULT_CONFIG_PATH), { exit: join(dir, 'exit'), rpc: join(dir, 'rpc-dump.hex') }) })
+  server = await startServer({ port: 0, control: true, config: withFixtures(loadConfigFile(DEFAULT_CONFIG_PATH), { exit: join(dir, 'exit'), rpc: join(dir, 'rpc-dump.hex'), tags: join(dir, 'rpc-dump.hex') }) })
 }, 60_000)
 
 afterAll(async () => {
@@ -112,5 +114,39 @@ describe.skipIf(anvilBinary() === undefined)('Anvil state dumps as networks', ()
     for (const [a, want] of Object.entries(expected)) expect(await readAccount(loaded, a as Address), a).toEqual(want)
     // Its head is the double's head block, header and all (the same hash).
     expect((await loaded.getBlock()).hash).toBe((await double.getBlock()).hash)
+  })
+
+  it('safe and finalized trail the head by 32 and 64 blocks as on an Anvil loading the same dump, never before the dump’s block; anvil_reorg replaces blocks mined after it on both', async () => {
+    const file = join(dir, 'rpc-dump.json')
+    writeFileSync(file, gunzipSync(Buffer.from(readFileSync(join(dir, 'rpc-dump.hex'), 'utf8').slice(2), 'hex')))
+    anvil = await startAnvil(['--load-state', file])
+    const endpoints = { anvil: anvil.url, double: `${server!.controlUrl}/rpc/tags` }
+    const call = async (url: string, method: string, params: unknown[]) => {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+      return (await res.json()) as { result?: unknown; error?: { code: number; message: string } }
+    }
+    const tags = async (url: string) => {
+      const number = async (tag: string) => BigInt(((await call(url, 'eth_getBlockByNumber', [tag, false])).result as { number: Hex }).number)
+      return { latest: await number('latest'), safe: await number('safe'), finalized: await number('finalized') }
+    }
+    // Loaded: Anvil names block 0 (it lists the dump's earlier blocks); the double serves none before the dump's.
+    expect(await tags(endpoints.anvil)).toEqual({ latest: head.number, safe: 0n, finalized: 0n })
+    expect(await tags(endpoints.double)).toEqual({ latest: head.number, safe: head.number, finalized: head.number })
+    // Neither replaces the dump's own block: its parent's state is not held.
+    expect((await call(endpoints.anvil, 'anvil_reorg', [1, []])).error).toMatchObject({ code: -32603, message: 'Required data unavailable' })
+    expect((await call(endpoints.double, 'anvil_reorg', [1, []])).error?.code).toBe(-32602)
+    for (const url of Object.values(endpoints)) {
+      expect((await call(url, 'anvil_mine', ['0x46'])).error).toBeUndefined()
+    }
+    const after = { latest: head.number + 70n, safe: head.number + 38n, finalized: head.number + 6n }
+    expect(await tags(endpoints.anvil)).toEqual(after)
+    expect(await tags(endpoints.double)).toEqual(after)
+    // The 32 blocks after safe can be replaced on both; the tags stay. (Anvil would go deeper: the
+    // double never replaces a safe block, as a real chain does not.)
+    for (const url of Object.values(endpoints)) {
+      expect(await call(url, 'anvil_reorg', [32, []]), url).toMatchObject({ result: null })
+      expect(await tags(url)).toEqual(after)
+    }
+    expect((await call(endpoints.double, 'anvil_reorg', [33, []])).error?.code).toBe(-32602)
   })
 })

@@ -9,7 +9,11 @@
  * the dump's accounts as its alloc, the dump's gas limit, base fee, fee recipient and prevrandao,
  * and the parent hash of the dump's block when the dump lists it. Its hash is not Anvil's (the
  * header is the double's own); earlier blocks, transactions and receipts are not served. The chain
- * id is 31337 (Anvil's default) and the rules Osaka's unless told otherwise.
+ * id is 31337 (Anvil's default) and the rules Osaka's unless told otherwise. `safe` and `finalized`
+ * follow Anvil's rule (the head less 32 and 64 blocks, an epoch and two) but never name a block
+ * before the dump's, which is the first one served: both are the dump's block at first, and the
+ * blocks mined after it can be reorganised (the dump's own cannot: its parent's state is not held,
+ * and Anvil answers "Required data unavailable" to that reorg).
  *
  * Written (`anvil_dumpState`), a chain's head state becomes a dump Anvil loads: every account the
  * key book names (vm/keyBook.ts) that exists at the head, with its non-zero slots, the head's
@@ -33,6 +37,8 @@ export const ANVIL_CHAIN_ID = 31337
 /** Anvil's default gas limit and first base fee, for a dump without them. */
 const ANVIL_GAS_LIMIT = 30_000_000n
 const ANVIL_BASE_FEE = 1_000_000_000n
+/** How far Anvil's `safe` and `finalized` trail its head: one epoch of 32 slots, and two. */
+export const ANVIL_TAG_LAGS = { safe: 32n, finalized: 64n } as const
 /** A gzipped dump inflates to at most this (a bound on a hostile or broken input). */
 export const MAX_DUMP_BYTES = 256 * 1024 * 1024
 
@@ -203,7 +209,16 @@ export async function loadAnvilDump(path: string, opts: AnvilLoadOptions): Promi
 /** Loads a parsed dump as a chain of one block. */
 export function loadAnvilState(dump: AnvilDump, opts: AnvilLoadOptions, where = `fixture ${opts.name}`): Promise<Chain> {
   const genesis = dumpGenesis(dump, opts, where)
-  return loadFixtureFiles({ genesis: Buffer.from(`${JSON.stringify(genesis, null, 2)}\n`), chain: new Uint8Array() }, opts)
+  const number = genesis.number as string
+  return loadFixtureFiles(
+    {
+      genesis: Buffer.from(`${JSON.stringify(genesis, null, 2)}\n`),
+      chain: new Uint8Array(),
+      forkchoice: { safe: number, finalized: number },
+      lags: ANVIL_TAG_LAGS,
+    },
+    opts,
+  )
 }
 
 /**

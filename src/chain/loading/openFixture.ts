@@ -24,6 +24,7 @@ import { KeyBook } from '../vm/keyBook.ts'
 import type { RecordingStateManager } from '../vm/recordingState.ts'
 import { applyEdits } from '../vm/stateEdits.ts'
 import type { StateEdit } from '../vm/stateEdits.ts'
+import type { TagLags } from '../store/storeTypes.ts'
 import { checkStaticRoots, decodeBlock, decodeConcatenated, lazyRecord, replay } from './chainBlocks.ts'
 import { NO_EDITS, parseEditsFile } from './editsFile.ts'
 import type { ParsedEdits } from './editsFile.ts'
@@ -63,6 +64,8 @@ export interface FixtureFiles {
   readonly edits?: Uint8Array
   /** The safe and finalized blocks (`forkchoice.json`, or hive's `headfcu.json`), checked */
   readonly forkchoice?: Forkchoice
+  /** How far they trail the head as blocks are mined (default: their distances at the head) */
+  readonly lags?: TagLags
   /** Where they were read, for messages */
   readonly forkchoicePath?: string
   /** `accounts.json`, parsed: kept for an export, not read by the loader */
@@ -116,6 +119,7 @@ export async function loadFixtureFiles(files: FixtureFiles, opts: LoadOptions & 
     records,
     safe,
     finalized,
+    ...(files.lags === undefined ? {} : { lags: files.lags }),
     verifiedBy: cached ? 'cache' : 'replay',
     clock: opts.clock,
     miningMode: opts.miningMode,

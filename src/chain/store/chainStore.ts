@@ -50,7 +50,7 @@ export class ChainStore implements ChainReader {
   readonly chainId: bigint
   #safe: bigint
   #finalized: bigint
-  /** How far safe and finalized stay behind the head as blocks are mined (the fixture's distances). */
+  /** How far safe and finalized stay behind the head as blocks are mined (the fixture's distances, or its `lags`). */
   readonly #safeLag: bigint
   readonly #finalizedLag: bigint
   /** Read-only states by state root (hex): the state at a root never changes. */
@@ -72,8 +72,8 @@ export class ChainStore implements ChainReader {
     this.chainId = opts.common.chainId()
     this.#safe = opts.safe
     this.#finalized = opts.finalized
-    this.#safeLag = this.head.number - opts.safe
-    this.#finalizedLag = this.head.number - opts.finalized
+    this.#safeLag = opts.lags?.safe ?? this.head.number - opts.safe
+    this.#finalizedLag = opts.lags?.finalized ?? this.head.number - opts.finalized
     this.#edits = new Map(opts.edits)
   }
 
@@ -315,6 +315,7 @@ export class ChainStore implements ChainReader {
       store: this.blockchain.copy(),
       safe: this.#safe,
       finalized: this.#finalized,
+      lags: { safe: this.#safeLag, finalized: this.#finalizedLag },
       edits: this.#edits,
     })
   }

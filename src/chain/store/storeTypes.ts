@@ -20,8 +20,19 @@ export interface ChainStoreOptions {
   store: BlockStore
   safe: bigint
   finalized: bigint
+  /**
+   * How many blocks safe and finalized trail the head as blocks are mined (never moving back).
+   * Default: their distances from the head at the start.
+   */
+  lags?: TagLags
   /** State edits of blocks (an export's `edits.json`, replayed): what reads of each see. */
   edits?: ReadonlyMap<BlockRecord, EditedState>
+}
+
+/** How many blocks safe and finalized trail the head. */
+export interface TagLags {
+  readonly safe: bigint
+  readonly finalized: bigint
 }
 
 /**
