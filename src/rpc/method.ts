@@ -39,18 +39,18 @@ export interface RpcContext {
    * network, made on first use). Absent where no key is known: the filter methods then answer
    * `filter not found`, and install nothing.
    */
-  readonly filters?: FilterTable
+  readonly filters?: FilterTable | undefined
   /** The connection's subscriptions (a WebSocket session); absent over HTTP, where eth_subscribe is refused. */
-  readonly subscriptions?: SubscriptionHost
+  readonly subscriptions?: SubscriptionHost | undefined
   /**
    * The time limit of eth_call and eth_estimateGas executions (ms, 0: none; default 5,000 as geth's
    * `--rpc.evmtimeout`) and how long one runs before letting other requests in (ms, 0: never;
    * default 10). See chain/vm/executionGuard.ts.
    */
-  readonly execution?: { readonly timeoutMs: number; readonly sliceMs: number }
-  readonly dev?: DevContext
+  readonly execution?: { readonly timeoutMs: number; readonly sliceMs: number } | undefined
+  readonly dev?: DevContext | undefined
   /** Told of errors that are not RpcErrors (bugs), which the wire only sees as -32603. */
-  readonly onInternalError?: (err: unknown, request: JsonRpcRequest) => void
+  readonly onInternalError?: ((err: unknown, request: JsonRpcRequest) => void) | undefined
 }
 
 export interface RpcMethod<P extends readonly Param<unknown>[] = readonly Param<unknown>[]> {

@@ -35,6 +35,8 @@ const SMALL: Record<string, Record<string, string>> = {
   'bench:start': { runs: '1' },
   // 200,000 gas a call: a few iterations of each loop.
   'bench:evm': { duration: '0.1', rounds: '1', gas: '200000' },
+  // The smallest counts it takes: a slope from a few blocks and cycles.
+  'bench:memory': { empty: '100', tx: '10', cycles: '10' },
   // 100,000 gas: the loop runs and runs out of gas in milliseconds, not seconds; 2 maximal requests: one of each kind.
   'bench:robustness': { duration: '0.3', rounds: '1', heavy: '1', gas: '100000', maximal: '2' },
 }
@@ -299,6 +301,14 @@ describe('docs/benchmark.md: the commands it shows', () => {
       expectClean(r)
       for (const name of tableRowNames(evm.line)) expect(row(r.stdout, name, 7)).toMatch(/Mgas\/s\) +(met|missed)$/)
       expect(r.stdout).toMatch(/^targets: \d+ met, \d+ missed/m)
+    }, 300_000)
+
+    const memory = OTHERS.find((l) => l.line.startsWith('npm run bench:memory'))!
+    it(`${memory.line}: growth per empty block, per one-transaction block and per reverted snapshot, each with its target`, async () => {
+      const r = await ran(memory.line)
+      expectClean(r)
+      for (const name of ['block: empty blocks', 'block: one-transaction blocks', 'cycle: evm_snapshot']) expect(r.stdout).toMatch(new RegExp(`^${name}.* KiB +<= [\\d.]+ KiB +(met|MISSED)$`, 'm'))
+      expect(r.stdout).toMatch(/^RSS [\d.]+ -> [\d.]+ MiB, JS heap [\d.]+ -> [\d.]+ MiB/m)
     }, 300_000)
 
     const robustness = OTHERS.filter((l) => l.line.startsWith('npm run bench:robustness'))

@@ -21,3 +21,9 @@ export type BlockSelector =
   | { kind: 'tag'; tag: BlockTag }
   | { kind: 'number'; number: bigint }
   | { kind: 'hash'; hash: string }
+
+/** How many blocks safe and finalized trail the head. */
+export interface TagLags {
+  readonly safe: bigint
+  readonly finalized: bigint
+}

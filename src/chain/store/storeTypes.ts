@@ -4,7 +4,7 @@
  */
 import type { Common } from '@ethereumjs/common'
 import type { BlockStore } from '../blocks/blockStore.ts'
-import type { BlockRecord } from '../blocks/types.ts'
+import type { BlockRecord, TagLags } from '../blocks/types.ts'
 import type { RecordingStateManager } from '../vm/recordingState.ts'
 import type { StateEdit } from '../vm/stateEdits.ts'
 import type { TrieLayer } from '../vm/trieDatabase.ts'
@@ -29,11 +29,6 @@ export interface ChainStoreOptions {
   edits?: ReadonlyMap<BlockRecord, EditedState>
 }
 
-/** How many blocks safe and finalized trail the head. */
-export interface TagLags {
-  readonly safe: bigint
-  readonly finalized: bigint
-}
 
 /**
  * The state edits made while a block was the head, and the state root they gave: what reads of
