@@ -33,6 +33,9 @@ const ADDRESSES = [
   '0x528d811af053700c355a6ee1f941ade7101dbe63',
   '0x000000000000000000000000000000000000dead',
 ]
+const FEES = ['0x0', '0x1', '0x3b9aca00', '0xe8d4a51000', `0x${'f'.repeat(64)}`]
+/** The methods that take a call object (eth_simulateV1 a list of them). */
+const CALL_METHODS = ['eth_call', 'eth_estimateGas', 'eth_createAccessList', 'debug_traceCall', 'eth_simulateV1', 'eth_fillTransaction']
 const HASHES = [
   '0x2578b33f0a375b7c0d28333ad855ae22fed358b3ebd6a20ba4d7d14ee5cf8ade',
   '0x185cd4e60b547b9951d2aa8f441a6a22d70e1a8d8dabb50f3ef5e4edbf01bacd',
@@ -112,7 +115,10 @@ export class Generator {
     if (this.chance(0.6)) o.data = this.pick(CALLDATA)
     if (this.chance(0.2)) o.gas = this.pick(['0x5208', '0x0', '0x1000000', '0xffffffffffffffff'])
     if (this.chance(0.2)) o.value = this.pick(['0x1', '0x0', '0xde0b6b3a7640000'])
-    if (this.chance(0.1)) o.maxFeePerGas = this.pick(['0x1', '0x3b9aca00'])
+    // Fee fields in every combination (a tip above the cap, gasPrice beside the 1559 caps, 2^256-1).
+    for (const fee of ['maxFeePerGas', 'maxPriorityFeePerGas', 'gasPrice', 'maxFeePerBlobGas']) {
+      if (this.chance(0.15)) o[fee] = this.pick(FEES)
+    }
     if (this.chance(0.1)) o[this.pick(['accessList', 'input', 'nonce', 'gasPrice', 'chainId'])] = this.value(depth + 1)
     return o
   }
@@ -127,8 +133,31 @@ export class Generator {
     return o
   }
 
+  /**
+   * A call of a method that takes a call object, its params well placed and its fee fields in any
+   * combination (each of geth's fee checks, and EthereumJS's construction checks, meets them).
+   */
+  callMessage(): unknown {
+    const call = this.callObject(0)
+    for (const fee of ['gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'maxFeePerBlobGas']) {
+      if (this.chance(0.4)) call[fee] = this.pick(FEES)
+    }
+    if (this.chance(0.15)) call.blobVersionedHashes = this.pick([[], [`0x01${'00'.repeat(31)}`], [HASHES[0]]])
+    if (this.chance(0.1)) call.authorizationList = this.pick([[], [{ chainId: '0x1', address: this.pick(ADDRESSES), nonce: '0x0', yParity: '0x0', r: '0x1', s: '0x1' }]])
+    const tag = this.pick(TAGS)
+    const method = this.pick(CALL_METHODS)
+    const params =
+      method === 'eth_simulateV1'
+        ? [{ blockStateCalls: [{ calls: [call] }], validation: this.chance(0.5), traceTransfers: this.chance(0.3) }, tag]
+        : method === 'eth_fillTransaction'
+          ? [call]
+          : [call, tag]
+    return { jsonrpc: '2.0', id: this.id(), method, params }
+  }
+
   /** A JSON-RPC message: a real method with plausible params, mutated now and then. */
   message(): unknown {
+    if (this.chance(0.15)) return this.callMessage()
     const m: Record<string, unknown> = { jsonrpc: '2.0', id: this.id(), method: this.methodName(), params: Array.from({ length: this.int(4) }, () => this.value()) }
     if (this.chance(0.1)) delete m.id // a notification
     if (this.chance(0.15)) {

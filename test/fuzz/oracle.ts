@@ -2,7 +2,8 @@
  * What the fuzzer checks each answer against, from the documentation, not the gateway's code:
  * the price a body must be charged (docs/errors-and-credits.md: the envelope rules; prices from the
  * credit table), the statuses each kind of request may get, and the shapes of bodies (JSON-RPC
- * objects, the control error shape, the plain-text refusals; never a stack trace).
+ * objects, the control error shape, the plain-text refusals; never a stack trace), and the
+ * errors' words: no -32603 but geth's own, never EthereumJS's messages.
  */
 import { methodCost } from '../../src/gateway/credits.ts'
 import { METHODS } from '../../src/rpc/registry.ts'
@@ -57,6 +58,21 @@ const TEXT_BODIES = [
   /^request entity too large\n$/,
 ]
 
+/**
+ * The -32603 answers geth itself gives: eth_simulateV1's refusals that `txValidationError` codes as
+ * internal, and the EVM timeout. Any other -32603 is a failure of the double's.
+ */
+const GETH_INTERNAL = /^(?:err: (?:nonce has max value|blob transaction |blob \d+ has invalid hash version|max fee per blob gas less than block blob gas fee|EIP-7702 transaction |insufficient gas for floor data gas cost)|execution aborted \(timeout)/
+/** EthereumJS's own words, which must never reach the wire (geth's are answered instead). */
+const ETHEREUMJS_WORDS = /cannot be less than|cannot exceed MAX_INTEGER|The total must be the larger|hf=|is less than the block's baseFeePerGas|the sender's account|INTRINSIC_GAS_TOO_LOW|gasLimit is too low|not EOA \(EIP-3607\)|Invalid Signature|EIP-\d+ not (?:enabled|activated)/
+
+/** What is wrong with an error object of an answer (undefined: nothing). */
+function errorProblem(e: { code: number; message: string }): string | undefined {
+  if (e.code === -32603 && !GETH_INTERNAL.test(e.message)) return `-32603 ${JSON.stringify(e.message.slice(0, 200))}`
+  if (ETHEREUMJS_WORDS.test(e.message)) return `EthereumJS's words: ${JSON.stringify(e.message.slice(0, 200))}`
+  return undefined
+}
+
 function isRpcResponse(v: unknown): boolean {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false
   const o = v as Record<string, unknown>
@@ -97,5 +113,11 @@ export function bodyProblem(kind: string, status: number, contentType: string | 
   if (status === 402 || status === 413) return undefined
   const answers = Array.isArray(body) ? body : [body]
   if (answers.length === 0) return 'empty batch answer'
-  return answers.every(isRpcResponse) ? undefined : `not JSON-RPC: ${text.slice(0, 200)}`
+  if (!answers.every(isRpcResponse)) return `not JSON-RPC: ${text.slice(0, 200)}`
+  for (const a of answers) {
+    const e = (a as { error?: { code: number; message: string } }).error
+    const problem = e === undefined ? undefined : errorProblem(e)
+    if (problem !== undefined) return problem
+  }
+  return undefined
 }

@@ -24,9 +24,12 @@ import { BlockCalls, callsAt } from './blockCalls.ts'
 import { CallError } from './callArgs.ts'
 import type { CallArgs, CallOverrides, ExecutionOutcome } from './callArgs.ts'
 import { CallTransaction, callType } from './callTransaction.ts'
+import { balanceRefusal, coverBlobFee, feeCapRefusal } from './feeChecks.ts'
 import { lowestGasOf } from './gasTrace.ts'
 import type { GasTrace } from './gasTrace.ts'
 import { gethCallError, gethHaltName } from './gethErrors.ts'
+
+const BLOB_GAS_PER_BLOB = 131072n
 
 /**
  * Attached to the VM for one execution (a tracer: ../tracing/), with the block it runs in; returns
@@ -46,6 +49,13 @@ export class CallSession {
   readonly feeCap: bigint
   /** A VM of the call's own (it has overrides), not the block's shared one. */
   readonly #ownVm: boolean
+  /**
+   * geth's refusal of the fee fields (`preCheck`), answered by every execution as geth's are: each
+   * method frames it its own way (`err: ... (supplied gas N)`, `failed with N gas: ...`).
+   */
+  #refusal: string | undefined
+  /** What EthereumJS charges for the blobs of a call that names no blob fee, and geth does not (see `coverBlobFee`). */
+  #blobCredit = 0n
 
   private constructor(calls: BlockCalls, block: Block, args: CallArgs, type: number, feeCap: bigint, ownVm: boolean) {
     this.#ownVm = ownVm
@@ -74,17 +84,17 @@ export class CallSession {
     const type = callType(args, baseFee)
     const feeCap = args.maxFeePerGas ?? args.gasPrice ?? 0n
     const tip = args.maxPriorityFeePerGas ?? args.gasPrice ?? 0n
-    if (args.maxFeePerGas !== undefined && tip > args.maxFeePerGas) {
-      throw new CallError(
-        `max priority fee per gas higher than max fee per gas: address ${(args.from ?? createZeroAddress().toString())}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${args.maxFeePerGas}`,
-      )
-    }
     if (type === TransactionType.BlobEIP4844 && args.to === undefined) throw new CallError('blob transaction of type create')
     if (type === TransactionType.EOACodeEIP7702 && args.to === undefined) throw new CallError('set code transaction of type create')
 
     const calls = overrides === undefined ? await callsAt(chain, record) : await BlockCalls.open(chain, record, overrides)
     const zeroFees = feeCap === 0n && tip === 0n && baseFee !== undefined
-    return new CallSession(calls, calls.blockFor(zeroFees), args, type, feeCap, overrides !== undefined)
+    const session = new CallSession(calls, calls.blockFor(zeroFees), args, type, feeCap, overrides !== undefined)
+    if (baseFee !== undefined) session.#refusal = feeCapRefusal(toChecksumAddress(session.from.toString()), feeCap, tip, true)
+    if (type === TransactionType.BlobEIP4844 && !args.maxFeePerBlobGas) {
+      session.#blobCredit = BigInt(args.blobVersionedHashes!.length) * BLOB_GAS_PER_BLOB * session.#block.header.getBlobGasPrice()
+    }
+    return session
   }
 
   /** The sender's balance at the block (state overrides included). */
@@ -117,6 +127,7 @@ export class CallSession {
   }
 
   async #execute(gasLimit: bigint, traced: boolean, budget: ExecutionBudget | undefined, observe: ExecutionObserver | undefined): Promise<ExecutionOutcome> {
+    if (this.#refusal !== undefined) throw new CallError(this.#refusal)
     const tx = this.#transaction.at(gasLimit)
     const calls = this.#calls
     const vm = calls.vm
@@ -130,6 +141,7 @@ export class CallSession {
     calls.trace = trace
     calls.guard = guard
     await vm.evm.journal.checkpoint()
+    if (this.#blobCredit > 0n) await coverBlobFee(calls.state, this.from, this.#blobCredit)
     calls.state.exemptFromEip3607(this.from)
     let failure: CallError | undefined
     let timedOut: ExecutionTimeout | undefined
@@ -183,8 +195,6 @@ export class CallSession {
     const a = this.args
     const blobGas = BigInt(a.blobVersionedHashes?.length ?? 0) * 131072n
     const want = gasLimit * this.feeCap + (a.value ?? 0n) + blobGas * (a.maxFeePerBlobGas ?? 0n)
-    const have = await this.balance()
-    if (have >= want) return undefined
-    return `insufficient funds for gas * price + value: address ${toChecksumAddress(this.from.toString())} have ${have} want ${want}`
+    return balanceRefusal(toChecksumAddress(this.from.toString()), await this.balance(), want)
   }
 }

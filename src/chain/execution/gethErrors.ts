@@ -45,6 +45,8 @@ export function gethCallError(err: unknown, gasLimit: bigint, from: string): Cal
   if (/INTRINSIC_GAS_TOO_LOW|gasLimit is too low|floor/i.test(message)) {
     return new CallError(`intrinsic gas too low: have ${gasLimit}`, true)
   }
+  // Checked at construction by EthereumJS, by geth's `buyGas` with the balance (the caller words it).
+  if (/cannot exceed MAX_INTEGER/.test(message)) return new CallError(`insufficient funds for gas * price + value: address ${from} required balance exceeds 256 bits`)
   let m: RegExpMatchArray | null
   if ((m = message.match(/(?:upfront|max) cost is: (\d+) and the sender's account \(\S+\) only has: (\d+)/))) {
     return new CallError(`insufficient funds for gas * price + value: address ${from} have ${m[2]} want ${m[1]}`)

@@ -3,7 +3,8 @@
  * state, the gas from what the block has left, both capped), `CallDefaults`, the transaction geth
  * puts in the block (`ToTransaction` defaulting to type 2; unsigned, hashed as geth hashes it),
  * then `ApplyMessage`'s checks in geth's order and words, each failure ending the simulation with
- * its kind (-38010 and on). The execution itself is EthereumJS's `runTx` on the simulation's VM,
+ * its kind (-38010 and on). The checks come before the transaction is built: EthereumJS refuses to
+ * build some that geth refuses in its own words. The execution itself is EthereumJS's `runTx` on the simulation's VM,
  * the sender exempt from EIP-3607 as geth's calls are.
  *
  * Without validation, a call that names no fee runs as geth's `NoBaseFee` runs it: no base-fee
@@ -21,6 +22,7 @@ import type { RunTxResult, TxReceipt, VM } from '@ethereumjs/vm'
 import { keccak256 } from '../../encoding/keccak.ts'
 import { authorizationListData } from '../execution/callArgs.ts'
 import type { CallArgs } from '../execution/callArgs.ts'
+import { balanceRefusal, coverBlobFee, feeCapRefusal } from '../execution/feeChecks.ts'
 import { gethHaltName } from '../execution/gethErrors.ts'
 import type { BlockStateManager } from '../vm/blockState.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
@@ -101,10 +103,10 @@ export async function simulateCall(env: CallBlock, args: CallArgs, index: number
   const blobFeeCap = args.maxFeePerBlobGas ?? (args.blobVersionedHashes !== undefined ? 0n : undefined)
   const msg: Message = { from, fromHex: toChecksumAddress(from.toString()), nonce, gas, value: args.value ?? 0n, blobFeeCap, ...feesOf(gasPriceArg, maxFee, maxTip, env.baseFee) }
 
-  const tx = buildTransaction(env, args, msg, gasPriceArg, maxFee, maxTip)
-  tracer.reset(tx.hash(), index)
   try {
     await checkMessage(env, args, msg)
+    const tx = buildTransaction(env, args, msg, gasPriceArg, maxFee, maxTip)
+    tracer.reset(tx.hash(), index)
     return await execute(env, args, msg, tx, tracer, gasCapped)
   } finally {
     tracer.finish()
@@ -177,9 +179,8 @@ async function checkMessage(env: CallBlock, a: CallArgs, m: Message): Promise<vo
     if (stateNonce === MAX_UINT64) refuse('internal', `nonce has max value: address ${m.fromHex}, nonce: ${stateNonce}`, m.gas)
   }
   if (env.baseFee !== undefined && !(!env.validate && m.feeCap === 0n && m.tip === 0n)) {
-    if (m.tip > m.feeCap) {
-      refuse('invalidParams', `max priority fee per gas higher than max fee per gas: address ${m.fromHex}, maxPriorityFeePerGas: ${m.tip}, maxFeePerGas: ${m.feeCap}`, m.gas)
-    }
+    const refusal = feeCapRefusal(m.fromHex, m.feeCap, m.tip, false)
+    if (refusal !== undefined) refuse('invalidParams', refusal, m.gas)
     if (m.feeCap < env.baseFee) refuse('baseFeeTooLow', `max fee per gas less than block base fee: address ${m.fromHex}, maxFeePerGas: ${m.feeCap}, baseFee: ${env.baseFee}`, m.gas)
   }
   const hashes = a.blobVersionedHashes
@@ -204,7 +205,8 @@ async function checkMessage(env: CallBlock, a: CallArgs, m: Message): Promise<vo
     refuse('maxInitCodeSizeExceeded', `max initcode size exceeded: code size ${size} limit ${common.param('maxInitCodeSize')}`, m.gas)
   }
   const want = m.gas * m.feeCap + m.value + blobGas * (m.blobFeeCap ?? 0n)
-  if (balance < want) refuse('insufficientFunds', `insufficient funds for gas * price + value: address ${m.fromHex} have ${balance} want ${want}`, m.gas)
+  const unpaid = balanceRefusal(m.fromHex, balance, want)
+  if (unpaid !== undefined) refuse('insufficientFunds', unpaid, m.gas)
   const { intrinsic, floor } = intrinsicGas(common, a)
   if (m.gas < intrinsic) refuse('intrinsicGas', `intrinsic gas too low: have ${m.gas}, want ${intrinsic}`, m.gas)
   if (floor !== undefined && m.gas < floor) refuse('internal', `insufficient gas for floor data gas cost: have ${m.gas}, want ${floor}`, m.gas)
@@ -217,8 +219,12 @@ async function execute(env: CallBlock, a: CallArgs, m: Message, tx: TypedTransac
   const block = noFee && (env.baseFee ?? 0n) > 0n ? env.zeroFeeBlock() : env.block
   const blobTx = tx as { maxFeePerBlobGas?: bigint }
   const blobFeeCap = blobTx.maxFeePerBlobGas
-  // EthereumJS refuses a blob fee cap under the block's blob price; geth skips that check without validation.
-  if (blobFeeCap !== undefined && env.blobBaseFee !== undefined && blobFeeCap < env.blobBaseFee) blobTx.maxFeePerBlobGas = env.blobBaseFee
+  // EthereumJS refuses a blob fee cap under the block's blob price; geth skips that check without
+  // validation, and charges nothing for the blobs.
+  if (blobFeeCap !== undefined && env.blobBaseFee !== undefined && blobFeeCap < env.blobBaseFee) {
+    blobTx.maxFeePerBlobGas = env.blobBaseFee
+    await coverBlobFee(env.state, m.from, BigInt(a.blobVersionedHashes?.length ?? 0) * BLOB_GAS_PER_BLOB * env.blobBaseFee)
+  }
   env.state.exemptFromEip3607(m.from)
   let run: RunTxResult
   try {
