@@ -226,7 +226,11 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     io.stdout(`${packageVersion()}\n`)
     return 0
   }
-  const logger: Logger = { error: (message, err) => io.stderr(`gateway-double: ${message}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`) }
+  const logger: Logger = {
+    error: (message, err) => io.stderr(`gateway-double: ${message}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`),
+    // Contracts' console.log lines, as Anvil prints them.
+    console: (line) => io.stdout(`${line}\n`),
+  }
   let server: RunningServer
   try {
     const config = withFixtures(loadConfigFile(opts.config ?? DEFAULT_CONFIG_PATH), opts.fixtures)

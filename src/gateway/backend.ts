@@ -12,10 +12,16 @@ import type { SubscriptionHost } from '../rpc/subscriptions.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../rpc/types.ts'
 import type { FilterScopes } from './filterScopes.ts'
 import type { Network } from './request.ts'
+import type { CallDraft as LoggedCallDraft } from './requestLog.ts'
 
 export interface Logger {
   error(message: string, err?: unknown): void
   info?(message: string): void
+  /**
+   * A line a contract logged with `console.log` (a call's, or a mined transaction's), printed as
+   * Anvil prints it; absent: not printed (the request log keeps them either way).
+   */
+  console?(line: string): void
 }
 
 export const silentLogger: Logger = { error() {} }
@@ -58,10 +64,21 @@ export class CallContext implements RpcContext {
   readonly subscriptions: SubscriptionHost | undefined
   readonly onInternalError: RpcContext['onInternalError']
   readonly #scopes: FilterScopes
+  readonly #call: LoggedCallDraft | undefined
+  readonly #logger: Logger
   readonly #key: string
   readonly #network: Network
 
-  constructor(network: Network, execution: RpcContext['execution'], scopes: FilterScopes, key: string, subscriptions: SubscriptionHost | undefined, onInternalError: RpcContext['onInternalError']) {
+  constructor(
+    network: Network,
+    execution: RpcContext['execution'],
+    scopes: FilterScopes,
+    key: string,
+    subscriptions: SubscriptionHost | undefined,
+    onInternalError: RpcContext['onInternalError'],
+    call: LoggedCallDraft | undefined,
+    logger: Logger,
+  ) {
     this.chain = network.chain
     this.execution = execution
     this.subscriptions = subscriptions
@@ -69,6 +86,14 @@ export class CallContext implements RpcContext {
     this.#scopes = scopes
     this.#key = key
     this.#network = network
+    this.#call = call
+    this.#logger = logger
+  }
+
+  /** A call's lines are printed now; a mined transaction's were when its block was (see `printMinedConsole`). */
+  console(lines: readonly string[], source: 'call' | 'transaction'): void {
+    if (this.#call !== undefined) this.#call.console = lines
+    if (source === 'call' && this.#logger.console !== undefined) for (const line of lines) this.#logger.console(line)
   }
 
   get filters(): FilterTable {

@@ -105,6 +105,10 @@ export function createDevRpc(deps: DevRpcDeps): DevRpc {
         return deps.filterScopes.tableOf(DEV_RPC_FILTER_KEY, network)
       },
       onInternalError: (err, req) => deps.logger.error(`internal error in ${req.method}`, err),
+      // Nothing here is logged; a call's lines are printed (a mined transaction's were with its block).
+      console: (lines, source) => {
+        if (source === 'call' && deps.logger.console !== undefined) for (const line of lines) deps.logger.console(line)
+      },
     }
     // Every method, whatever the network's excludeMethods: those are the hosted service's rules,
     // which this endpoint does not play (a test suite drives its node with all of them). Nothing

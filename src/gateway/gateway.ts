@@ -41,6 +41,7 @@ import type { KeyConfigInput, KeySettings } from './config.ts'
 import { createControllableClock } from './clock.ts'
 import type { ControllableClock } from './clock.ts'
 import { createControl } from './control/control.ts'
+import { printMinedConsole } from './consoleOutput.ts'
 import { createDevRpc } from './devRpc.ts'
 import { IntervalMining } from './intervalMining.ts'
 import type { GatewayControl } from './control/types.ts'
@@ -203,6 +204,18 @@ function settingsOf(options: GatewayOptions): Settings {
   return { serviceHost, networks, keys, accounts, clock, logger: options.logger ?? silentLogger, rpc: options.rpc ?? defaultRpcBackend, batchLimit, execution, socketLimits }
 }
 
+/** Tells a quota alert to the logger's `info` and the `onQuotaAlert` option. */
+function alertTeller(logger: Logger, onQuotaAlert: GatewayOptions['onQuotaAlert']): (alert: QuotaAlert) => void {
+  return (alert) => {
+    logger.info?.(`credits: ${alert.scope} ${alert.name} at ${alert.level}% of its daily quota (${alert.spent} of ${alert.quota})`)
+    try {
+      onQuotaAlert?.(alert)
+    } catch (err) {
+      logger.error('onQuotaAlert failure', err)
+    }
+  }
+}
+
 export function createGateway(options: GatewayOptions): Gateway {
   const settings = settingsOf(options)
   const { serviceHost, networks, keys, accounts, clock, logger, socketLimits } = settings
@@ -212,15 +225,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   for (const { chain } of networks.values()) {
     if (chain.clock === SYSTEM_CLOCK) chain.setClock(clock)
   }
+  const stopPrinting = printMinedConsole(networks.values(), logger)
   const ledger = new CreditLedger(clock)
-  ledger.onAlert = (alert) => {
-    logger.info?.(`credits: ${alert.scope} ${alert.name} at ${alert.level}% of its daily quota (${alert.spent} of ${alert.quota})`)
-    try {
-      options.onQuotaAlert?.(alert)
-    } catch (err) {
-      logger.error('onQuotaAlert failure', err)
-    }
-  }
+  ledger.onAlert = alertTeller(logger, options.onQuotaAlert)
   const faults = new FaultBook()
   const faultAnswers = new FaultAnswers()
   const log = new RequestLog()
@@ -293,6 +300,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
     },
     close() {
+      stopPrinting()
       faultAnswers.releaseAll()
       socketSide.closeAll()
       intervals.close()

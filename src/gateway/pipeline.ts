@@ -146,11 +146,11 @@ export class RequestPipeline {
   }
 
   /** One call, answered at once when its method answers synchronously. */
-  #run(state: RequestState, request: JsonRpcRequest): MaybePromise<JsonRpcResponse> {
+  #run(state: RequestState, request: JsonRpcRequest, call: CallDraft): MaybePromise<JsonRpcResponse> {
     const network = state.network!
     // A method the network leaves out is answered as one the double does not serve.
     if (network.excludedMethods?.has(request.method)) return errorResponse(request.id, new MethodNotFoundError(request.method))
-    const ctx = new CallContext(network, this.#deps.execution, this.#deps.filterScopes, state.key!.key, state.subscriptions, this.#onInternalError)
+    const ctx = new CallContext(network, this.#deps.execution, this.#deps.filterScopes, state.key!.key, state.subscriptions, this.#onInternalError, call, this.#deps.logger)
     return callBackend(this.#deps.rpc, ctx, request, this.#deps.logger)
   }
 
@@ -221,7 +221,7 @@ export class RequestPipeline {
       case 'single': {
         const call = draft.calls[0] as CallDraft
         const notification = plan.message.notification
-        const answer = this.#run(state, plan.message.request)
+        const answer = this.#run(state, plan.message.request, call)
         if (isThenable(answer)) {
           return answer.then((response) => {
             call.outcome = outcomeOf(response)
@@ -234,7 +234,7 @@ export class RequestPipeline {
       case 'batch':
         return Promise.all(
           plan.messages.map(async (m, i) => {
-            const response = m.ok ? await this.#run(state, m.request) : errorResponse(m.id, m.error)
+            const response = m.ok ? await this.#run(state, m.request, draft.calls[i] as CallDraft) : errorResponse(m.id, m.error)
             ;(draft.calls[i] as CallDraft).outcome = outcomeOf(response)
             return m.ok && m.notification ? undefined : response
           }),

@@ -61,6 +61,8 @@ export interface LoggedCall {
   readonly method: string | null
   /** Its price (what it was charged when the request was charged; `credits` of the entry is what was). */
   readonly credits: number
+  /** The lines its contracts logged with `console.log` (a call's, or a transaction's mined before the answer); absent when none. */
+  readonly console?: readonly string[]
   /**
    * `'ok'`: answered with a result (or a notification that ran); a number: the JSON-RPC error
    * code it was answered with; null: never executed (the request was refused or faulted).

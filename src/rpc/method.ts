@@ -49,6 +49,11 @@ export interface RpcContext {
    */
   readonly execution?: { readonly timeoutMs: number; readonly sliceMs: number } | undefined
   readonly dev?: DevContext | undefined
+  /**
+   * Told of the lines contracts logged with `console.log` while this request ran: a call's, or a
+   * sent transaction's when it was mined before the answer (see ./consoleReport.ts).
+   */
+  readonly console?: ((lines: readonly string[], source: 'call' | 'transaction') => void) | undefined
   /** Told of errors that are not RpcErrors (bugs), which the wire only sees as -32603. */
   readonly onInternalError?: ((err: unknown, request: JsonRpcRequest) => void) | undefined
 }

@@ -13,6 +13,11 @@ export interface BlockRecord {
   readonly timestamp: bigint
   readonly transactions: readonly TransactionJson[]
   readonly receipts: readonly ReceiptJson[]
+  /**
+   * The `console.log` lines its transactions logged when mined here, by transaction index (only
+   * those that logged any); absent when none did, and for blocks loaded from fixtures.
+   */
+  readonly console?: ReadonlyMap<number, readonly string[]>
 }
 
 /** A block as named in a request, after tag resolution. */

@@ -29,6 +29,8 @@ export interface CallResult {
   outcome: ExecutionOutcome
   /** The gas the call ran with (geth's "supplied gas"). */
   gas: bigint
+  /** The lines the call's contracts logged with `console.log` (../vm/consoleTap.ts). */
+  console: readonly string[]
 }
 
 /** geth's `CallDefaults` errors, which eth_call answers without the `err: ... (supplied gas)` frame. */
@@ -62,7 +64,8 @@ export async function runCall(
     throw new CallRejected(applyMessageError(err.message, gas))
   }
   try {
-    return { outcome: await session.execute(gas, { budget, observe }), gas }
+    const lines: string[] = []
+    return { outcome: await session.execute(gas, { budget, observe, console: lines }), gas, console: lines }
   } catch (err) {
     if (!(err instanceof CallError)) throw err
     const gethOrder = err.intrinsic || err.message.startsWith('insufficient funds')

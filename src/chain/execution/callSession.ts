@@ -17,6 +17,7 @@ import type { Account, Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
+import { collectLines } from '../vm/consoleTap.ts'
 import { checkpointsOf, endGuard, ExecutionTimeout, guardFor, restoreVm } from '../vm/executionGuard.ts'
 import type { ExecutionBudget } from '../vm/executionGuard.ts'
 import { loadedVmLibraries } from '../vm/vmLibraries.ts'
@@ -120,10 +121,15 @@ export class CallSession {
    * Runs the call with `gasLimit`; throws `CallError` for failures outside the EVM. With `trace`,
    * a success answers `lowestGas` when the trace decides it. With `budget`, the execution lets
    * other requests take turns and throws `ExecutionTimeout` once the budget's time is up (the VM
-   * restored as it was). With `observe`, a tracer watches this execution.
+   * restored as it was). With `observe`, a tracer watches this execution. With `console`, the
+   * contracts' `console.log` lines go there (../vm/consoleTap.ts).
    */
-  execute(gasLimit: bigint, opts: { trace?: boolean; budget?: ExecutionBudget; observe?: ExecutionObserver } = {}): Promise<ExecutionOutcome> {
-    return this.#calls.inTurn(() => this.#execute(gasLimit, opts.trace === true, opts.budget, opts.observe))
+  execute(gasLimit: bigint, opts: { trace?: boolean; budget?: ExecutionBudget; observe?: ExecutionObserver; console?: string[] } = {}): Promise<ExecutionOutcome> {
+    const lines = opts.console
+    return this.#calls.inTurn(() => {
+      const run = () => this.#execute(gasLimit, opts.trace === true, opts.budget, opts.observe)
+      return lines === undefined ? run() : collectLines(this.#calls.vm, lines, run)
+    })
   }
 
   async #execute(gasLimit: bigint, traced: boolean, budget: ExecutionBudget | undefined, observe: ExecutionObserver | undefined): Promise<ExecutionOutcome> {

@@ -17,6 +17,7 @@ import type { BlockRecord } from '../blocks/types.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
 import { recordFromExecution } from '../blocks/record.ts'
 import { decodeImpersonated, impersonatedSender } from '../pool/impersonation.ts'
+import { collectPerTransaction } from '../vm/consoleTap.ts'
 import { loadedVmLibraries } from '../vm/vmLibraries.ts'
 
 /**
@@ -101,21 +102,25 @@ export async function mineChild(
   // system-contract slots from the trie. Anywhere else (a reorg's branch, after a restore), they go.
   const atParent = equalsBytes(await vm.stateManager.getStateRoot(), parentRoot)
   let run: RunBlockResult
+  let logged: ReadonlyMap<number, readonly string[]> | undefined
   try {
-    run = await loadedVmLibraries().vm.runBlock(vm, {
-      block: shell,
-      root: parentRoot,
-      clearCache: !atParent,
-      setHardfork: true,
-      generate: true,
-      skipBlockValidation: true,
-      skipHeaderValidation: true,
-    })
+    ;({ result: run, lines: logged } = await collectPerTransaction(vm, () =>
+      loadedVmLibraries().vm.runBlock(vm, {
+        block: shell,
+        root: parentRoot,
+        clearCache: !atParent,
+        setHardfork: true,
+        generate: true,
+        skipBlockValidation: true,
+        skipHeaderValidation: true,
+      }),
+    ))
   } catch (err) {
     throw new MiningError(withoutEthereumJsContext(err))
   }
   const block = await sealBlock(fields, run, transactions, withdrawals, common)
-  return recordFromExecution(block, run.receipts)
+  const record = recordFromExecution(block, run.receipts)
+  return logged === undefined ? record : { ...record, console: logged }
 }
 
 /**

@@ -32,13 +32,16 @@ export const eth_call = defineMethod({
     stateOverrideParam,
     blockOverridesParam,
   ],
-  async run([args, selector, state, block], { chain, execution }) {
+  async run([args, selector, state, block], ctx) {
+    const { chain, execution } = ctx
     const record = stateRecord(chain, selector)
     const gasCap = chain.head.block.header.gasLimit * GAS_CAP_MULTIPLIER
     const overrides = state === undefined && block === undefined ? undefined : { state, block }
     let outcome
     try {
-      ;({ outcome } = await runCall(chain, record, args, gasCap, overrides, executionBudget(execution)))
+      const result = await runCall(chain, record, args, gasCap, overrides, executionBudget(execution))
+      outcome = result.outcome
+      if (result.console.length > 0) ctx.console?.(result.console, 'call')
     } catch (err) {
       if (err instanceof CallRejected || err instanceof OverrideError || err instanceof ExecutionTimeout) throw new ServerError(err.message)
       throw err

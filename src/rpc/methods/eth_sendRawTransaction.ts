@@ -1,5 +1,6 @@
 import { TxDecodeError } from '../../chain/pool/rawTransaction.ts'
 import { TxRejectedError } from '../../chain/pool/poolRules.ts'
+import { reportMinedConsole } from '../consoleReport.ts'
 import { ServerError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { ArgumentError } from '../params.ts'
@@ -31,9 +32,11 @@ const rawBytes: Param<Uint8Array> = {
 export const eth_sendRawTransaction = defineMethod({
   name: 'eth_sendRawTransaction',
   params: [rawBytes],
-  async run([raw], { chain }) {
+  async run([raw], ctx) {
     try {
-      return await chain.sendRawTransaction(raw)
+      const hash = await ctx.chain.sendRawTransaction(raw)
+      reportMinedConsole(ctx, hash)
+      return hash
     } catch (err) {
       if (err instanceof TxDecodeError || err instanceof TxRejectedError) throw new ServerError(err.message)
       throw err

@@ -1,4 +1,5 @@
 import { callObject } from '../callObject.ts'
+import { reportMinedConsole } from '../consoleReport.ts'
 import { defineMethod } from '../method.ts'
 import { sendUnsigned } from '../sendUnsigned.ts'
 
@@ -11,5 +12,9 @@ import { sendUnsigned } from '../sendUnsigned.ts'
 export const eth_sendTransaction = defineMethod({
   name: 'eth_sendTransaction',
   params: [callObject],
-  run: ([args], { chain }) => sendUnsigned(chain, args, true),
+  async run([args], ctx) {
+    const hash = await sendUnsigned(ctx.chain, args, true)
+    reportMinedConsole(ctx, hash)
+    return hash
+  },
 })

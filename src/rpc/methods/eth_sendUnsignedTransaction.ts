@@ -1,4 +1,5 @@
 import { callObject } from '../callObject.ts'
+import { reportMinedConsole } from '../consoleReport.ts'
 import { defineMethod } from '../method.ts'
 import { sendUnsigned } from '../sendUnsigned.ts'
 
@@ -6,5 +7,9 @@ import { sendUnsigned } from '../sendUnsigned.ts'
 export const eth_sendUnsignedTransaction = defineMethod({
   name: 'eth_sendUnsignedTransaction',
   params: [callObject],
-  run: ([args], { chain }) => sendUnsigned(chain, args, false),
+  async run([args], ctx) {
+    const hash = await sendUnsigned(ctx.chain, args, false)
+    reportMinedConsole(ctx, hash)
+    return hash
+  },
 })
