@@ -59,11 +59,22 @@ export type {
   MinedBlock,
   NetworkInfo,
   SnapshotInfo,
+  QuotaInfo,
+  UsageInfo,
+  UsageTotals,
 } from './gateway/control/types.ts'
 export { ChainFeatureMissingError, ControlError, ControlInputError, ControlNotFoundError } from './gateway/controlError.ts'
 export { DEFAULT_FAULT_SEED, FAULT_KINDS, FAULT_TRANSPORTS, KIND_STAGES, SERVER_ERROR_STATUSES, createPrng } from './gateway/faults.ts'
 export type { Fault, FaultInput, FaultKind, FaultStage, FaultTransport } from './gateway/faults.ts'
 export { REQUEST_LOG_LIMIT } from './gateway/requestLog.ts'
+export { measureCredits } from './gateway/usage/budget.ts'
+export type { CreditsSpent, Measured } from './gateway/usage/budget.ts'
+export { USAGE_WINDOWS } from './gateway/usage/report.ts'
+export type { UsageReport, UsageRow, UsageWindow } from './gateway/usage/report.ts'
+export { ALERT_LEVELS } from './gateway/credits.ts'
+export type { QuotaAlert } from './gateway/credits.ts'
+export { PLANS } from './gateway/accounts.ts'
+export type { AccountConfigInput } from './gateway/accounts.ts'
 export type { LoggedCall, RequestLogEntry } from './gateway/requestLog.ts'
 export * from './gateway/errors.ts'
 

@@ -54,7 +54,9 @@ import { FilterScopes } from './filterScopes.ts'
 import { RequestPipeline } from './pipeline.ts'
 import { DEFAULT_BATCH_LIMIT } from './plan.ts'
 import type { GatewayRequest, Network } from './request.ts'
-import { RequestLog } from './requestLog.ts'
+import { countedRequestLog } from './usage/counters.ts'
+import type { UsageCounters } from './usage/counters.ts'
+import { ControlEvents } from './usage/events.ts'
 import type { HttpResponse } from './response.ts'
 import { networkHost } from './rules/host.ts'
 import { parseSocketLimits } from './sockets/limits.ts'
@@ -121,6 +123,10 @@ export interface Gateway {
   readonly clock: ControllableClock
   /** Controls for tests: snapshots, clock, keys, networks, mining, request log, faults. */
   readonly control: GatewayControl
+  /** Usage counted as it happens (./usage/counters.ts); `control.usage` reports it. */
+  readonly usage: UsageCounters
+  /** The control event stream's quota alerts (./usage/events.ts). */
+  readonly events: ControlEvents
   /** Where failures are told (the `logger` option, silent by default). */
   readonly logger: Logger
   /** The filter tables, one per key and network (./filterScopes.ts). */
@@ -204,9 +210,10 @@ function settingsOf(options: GatewayOptions): Settings {
   return { serviceHost, networks, keys, accounts, clock, logger: options.logger ?? silentLogger, rpc: options.rpc ?? defaultRpcBackend, batchLimit, execution, socketLimits }
 }
 
-/** Tells a quota alert to the logger's `info` and the `onQuotaAlert` option. */
-function alertTeller(logger: Logger, onQuotaAlert: GatewayOptions['onQuotaAlert']): (alert: QuotaAlert) => void {
+/** Tells a quota alert to the control event stream, the logger's `info` and the `onQuotaAlert` option. */
+function alertTeller(logger: Logger, events: ControlEvents, onQuotaAlert: GatewayOptions['onQuotaAlert']): (alert: QuotaAlert) => void {
   return (alert) => {
+    events.emit(alert)
     logger.info?.(`credits: ${alert.scope} ${alert.name} at ${alert.level}% of its daily quota (${alert.spent} of ${alert.quota})`)
     try {
       onQuotaAlert?.(alert)
@@ -227,14 +234,15 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
   const stopPrinting = printMinedConsole(networks.values(), logger)
   const ledger = new CreditLedger(clock)
-  ledger.onAlert = alertTeller(logger, options.onQuotaAlert)
+  const events = new ControlEvents()
+  ledger.onAlert = alertTeller(logger, events, options.onQuotaAlert)
   const faults = new FaultBook()
   const faultAnswers = new FaultAnswers()
-  const log = new RequestLog()
+  const { log, usage } = countedRequestLog(() => clock.now())
   const filterScopes = new FilterScopes({ clock, ...(options.filterLimits ? { limits: options.filterLimits } : {}), onError: (err) => logger.error('filter listener failure', err) })
   const intervals = new IntervalMining(logger)
   const devRpc = createDevRpc({ networks, intervals, logger, batchLimit: settings.batchLimit, filterScopes, execution: settings.execution })
-  const control = createControl({ serviceHost, networks, keys, accounts, ledger, clock, faults, log, intervals, devRpc })
+  const control = createControl({ serviceHost, networks, keys, accounts, ledger, clock, faults, log, intervals, devRpc, usage, events })
   const pipeline = new RequestPipeline({ ...settings, ledger, faults, faultAnswers, log, filterScopes })
   const socketSide = createSocketSide({
     limits: socketLimits,
@@ -270,6 +278,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     networks,
     logger,
     filters: filterScopes,
+    usage,
+    events,
     socketLimits,
     get sockets() {
       return socketSide.sessions()

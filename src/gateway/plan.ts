@@ -10,7 +10,7 @@ import { needsRawId, rawBatchIds, rawIdOf } from '../rpc/rawIds.ts'
 import type { JsonRpcId, JsonRpcResponse } from '../rpc/types.ts'
 import type { RpcBackend } from './backend.ts'
 import type { Network } from './request.ts'
-import { loggedText } from './requestLog.ts'
+import { loggedCall } from './requestLog.ts'
 import type { CallDraft } from './requestLog.ts'
 import type { MessageCalls } from './sockets/frames.ts'
 import { BAD_REQUEST_COST, BATCH_ENVELOPE_COST, UNKNOWN_METHOD_COST, methodCost } from './credits.ts'
@@ -81,9 +81,9 @@ export function loggedCalls(plan: Plan): CallDraft[] {
     case 'answer':
       return []
     case 'single':
-      return [{ method: loggedText(plan.message.request.method), credits: plan.cost, outcome: null }]
+      return [loggedCall(plan.message.request.method, plan.message.request.params, plan.cost)]
     case 'batch':
-      return plan.messages.map((m, i) => ({ method: m.ok ? loggedText(m.request.method) : null, credits: plan.costs[i]!, outcome: null }))
+      return plan.messages.map((m, i) => (m.ok ? loggedCall(m.request.method, m.request.params, plan.costs[i]!) : { method: null, credits: plan.costs[i]!, outcome: null }))
   }
 }
 

@@ -34,6 +34,8 @@ export const LOGGED_TEXT_MAX = 128
  */
 const ENTRY_BYTES = 440
 const CALL_BYTES = 120
+/** An eth_call's `to` (42 characters) and its property. */
+const CALL_TARGET_BYTES = 80
 /** A WebSocket entry's `socket` object (and its subscription id, 34 characters at most). */
 const SOCKET_BYTES = 250
 
@@ -51,7 +53,7 @@ export function loggedText(text: string): string {
 /** The estimated weight of an entry (see ENTRY_BYTES); `keyParent` is the length of the string its key was cut from. */
 export function entryBytes(entry: RequestLogDraft, keyParent = 0): number {
   let bytes = ENTRY_BYTES + 2 * Math.max(entry.key?.length ?? 0, keyParent) + (entry.socket === null ? 0 : SOCKET_BYTES)
-  for (const call of entry.calls) bytes += CALL_BYTES + 2 * (call.method?.length ?? 0)
+  for (const call of entry.calls) bytes += CALL_BYTES + 2 * (call.method?.length ?? 0) + (call.to === undefined ? 0 : CALL_TARGET_BYTES)
   return bytes
 }
 
@@ -59,7 +61,10 @@ export function entryBytes(entry: RequestLogDraft, keyParent = 0): number {
 export interface LoggedCall {
   /** The method; null for a batch member that is not a valid request object. */
   readonly method: string | null
-  /** Its price (what it was charged when the request was charged; `credits` of the entry is what was). */
+  /**
+   * What it was charged: its price when the request was charged, 0 when it was not (refused,
+   * faulted). A batch's envelope is in the entry's `credits`, not in a call's.
+   */
   readonly credits: number
   /** The lines its contracts logged with `console.log` (a call's, or a transaction's mined before the answer); absent when none. */
   readonly console?: readonly string[]
@@ -68,6 +73,21 @@ export interface LoggedCall {
    * code it was answered with; null: never executed (the request was refused or faulted).
    */
   readonly outcome: 'ok' | number | null
+  /** An eth_call's target (`to`, lowercase), when it named one; absent for other methods. */
+  readonly to?: string
+}
+
+/** The address an eth_call's first param names, lowercase; undefined when it names none. */
+function callTarget(params: readonly unknown[]): string | undefined {
+  const to = (params[0] as { to?: unknown } | null | undefined)?.to
+  return typeof to === 'string' && /^0x[0-9a-fA-F]{40}$/.test(to) ? to.toLowerCase() : undefined
+}
+
+/** A call as the log starts it (`outcome` null until it runs); an eth_call keeps its target. */
+export function loggedCall(method: string, params: readonly unknown[], credits: number): CallDraft {
+  if (method !== 'eth_call') return { method: loggedText(method), credits, outcome: null }
+  const to = callTarget(params)
+  return to === undefined ? { method, credits, outcome: null } : { method, credits, outcome: null, to }
 }
 
 /** A call while its request runs: its outcome is set once it was answered. */
@@ -117,6 +137,20 @@ export type RequestLogDraft = Omit<RequestLogEntry, 'seq'>
 /** An entry while its request runs (filled in as the request goes; `seq` is 0 until it is recorded). */
 export type LogDraft = { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] } & { calls: LoggedCall[] }
 
+/**
+ * A draft whose request charged nothing, with its calls at 0: they are logged at their price until
+ * the charge (a refused or faulted request's calls were never charged). A `LogDraft`'s calls are
+ * its own and set in place; another draft's are copied.
+ */
+function charged<D extends RequestLogDraft | LogDraft>(draft: D): D {
+  if (draft.credits !== 0 || draft.calls.every((c) => c.credits === 0)) return draft
+  if ('seq' in draft && draft.seq === 0) {
+    for (const call of draft.calls as CallDraft[]) call.credits = 0
+    return draft
+  }
+  return { ...draft, calls: draft.calls.map((c) => ({ ...c, credits: 0 })) }
+}
+
 /** The entry of a draft: a `LogDraft` not yet recorded is itself the entry; anything else is copied. */
 function entryOf(draft: RequestLogDraft | LogDraft, seq: number): RequestLogEntry {
   if (!('seq' in draft)) return { seq, ...draft }
@@ -135,6 +169,8 @@ export class RequestLog {
   readonly #limit: number
   readonly #maxBytes: number
   #last = 0
+  /** Told each entry as it is written (the usage counters' one feed, ./usage/counters.ts). */
+  onRecord: ((entry: RequestLogEntry) => void) | undefined
 
   constructor(limit = REQUEST_LOG_LIMIT, maxBytes = REQUEST_LOG_MAX_BYTES) {
     this.#limit = limit
@@ -156,7 +192,7 @@ export class RequestLog {
    * length of the string the key was cut from, when that may be held through it.
    */
   record(draft: RequestLogDraft | LogDraft, keyParent = 0): RequestLogEntry {
-    const entry = entryOf(draft, ++this.#last)
+    const entry = entryOf(charged(draft), ++this.#last)
     const size = entryBytes(draft, keyParent)
     if (this.#count > 0 && this.#count >= this.#limit) this.#dropOldest()
     if (this.#count === this.#ring.length) this.#grow()
@@ -166,6 +202,7 @@ export class RequestLog {
     this.#count++
     this.#bytes += size
     while (this.#count > this.#limit || (this.#bytes > this.#maxBytes && this.#count > 1)) this.#dropOldest()
+    this.onRecord?.(entry)
     return entry
   }
 

@@ -19,6 +19,7 @@ import type { Logger } from '../gateway/gateway.ts'
 import { silentLogger } from '../gateway/gateway.ts'
 
 import { CONTROL_PREFIX } from './controlPrefix.ts'
+import { dashboardRoutes } from './dashboard/routes.ts'
 import { loadExpress } from './express.ts'
 
 export { CONTROL_PREFIX }
@@ -59,7 +60,8 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
     res.writeHead(answer.status, answer.headers).end(answer.body)
   })
   router.use(express.json({ type: () => true, strict: false, limit: '1mb' }))
-  for (const routes of [snapshotRoutes, clockRoutes, keyRoutes, networkRoutes, logRoutes, faultRoutes]) routes(router, control)
+  for (const routes of [snapshotRoutes, clockRoutes, keyRoutes, networkRoutes, logRoutes, usageRoutes, faultRoutes]) routes(router, control)
+  dashboardRoutes(router)
   router.use((req, res) => {
     res.status(404).json({ error: { message: `no control route ${req.method} ${CONTROL_PREFIX}${req.path}` } })
   })
@@ -164,6 +166,23 @@ function logRoutes(router: Router, control: GatewayControl): void {
   router.delete('/log', (_req, res) => {
     control.clearRequestLog()
     res.status(204).end()
+  })
+}
+
+/** `/usage` (query `window`, `key`, `network`, `method`), `/usage/totals`, `/events` (server-sent quota alerts). */
+function usageRoutes(router: Router, control: GatewayControl): void {
+  router.get('/usage', (req, res) => {
+    res.json(control.usage(req.query as Record<string, string>))
+  })
+  router.get('/usage/totals', (_req, res) => {
+    res.json(control.usageTotals())
+  })
+  router.get('/events', (req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' })
+    const send = (alert: unknown) => res.write(`event: alert\ndata: ${JSON.stringify(alert)}\n\n`)
+    for (const alert of control.alerts()) send(alert)
+    const stop = control.onAlert(send)
+    req.on('close', stop)
   })
 }
 

@@ -271,7 +271,7 @@ describe('request log', () => {
   it('records a refusal by the ledger with its calls unexecuted', async () => {
     const app = controlApp({ keys: keys({ dailyCredits: 50 }) })
     await rpc(app, call('eth_blockNumber'))
-    expect(app.gateway.control.requestLog()).toMatchObject([{ status: 402, credits: 0, calls: [{ method: 'eth_blockNumber', credits: 80, outcome: null }] }])
+    expect(app.gateway.control.requestLog()).toMatchObject([{ status: 402, credits: 0, calls: [{ method: 'eth_blockNumber', credits: 0, outcome: null }] }])
   })
 })
 

@@ -42,7 +42,7 @@ describe('the time limit', () => {
       error: { code: -32000, message: 'execution aborted (timeout = 300ms)' },
     })
     expect(balance - server.gateway.balance(server.devKey!)!).toBe(80)
-    expect(server.control.requestLog().at(-1)!.calls).toEqual([{ method: 'eth_call', credits: 80, outcome: -32000 }])
+    expect(server.control.requestLog().at(-1)!.calls).toEqual([{ method: 'eth_call', credits: 80, outcome: -32000, to: REVERTER.toLowerCase() }])
   })
 
   it('eth_estimateGas: the limit is for the whole estimate', async () => {

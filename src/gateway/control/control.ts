@@ -9,7 +9,7 @@
  *   enable or disable a network;
  * - networks: list, fork one into a new network (per-worker isolation), mining mode, mine;
  * - reorgs: replace a network's last blocks with a new branch (./reorgControls.ts);
- * - the request log: read, clear;
+ * - the request log: read, clear; usage by window, key, network and method, quota alerts;
  * - scripted faults: add, list, remove, clear (../faults.ts);
  * - a network's chain exported as a fixture folder; the test endpoint's JSON-RPC (../devRpc.ts).
  *
@@ -27,6 +27,7 @@ import { createLogControls } from './logControls.ts'
 import { createNetworkControls } from './networkControls.ts'
 import { createReorgControls } from './reorgControls.ts'
 import { createSnapshotControls } from './snapshotControls.ts'
+import { createUsageControls } from './usageControls.ts'
 import type { ControlDeps, GatewayControl } from './types.ts'
 
 /** The control facet: one part per concern, each made (and testable) with only what it needs. */
@@ -38,6 +39,7 @@ export function createControl(deps: ControlDeps): GatewayControl {
     ...createNetworkControls(deps),
     ...createReorgControls(deps),
     ...createLogControls(deps),
+    ...createUsageControls(deps),
     ...createFaultControls(deps),
     ...createDevControls(deps),
   }

@@ -9,7 +9,10 @@ import type { MiningMode, ReorgOptions, ReorgResult } from '../../chain/mining/m
 import type { ControllableClock } from '../clock.ts'
 import type { AccountSettings } from '../accounts.ts'
 import type { KeySettings } from '../config.ts'
-import type { CreditLedger } from '../credits.ts'
+import type { CreditLedger, QuotaAlert } from '../credits.ts'
+import type { UsageCounters } from '../usage/counters.ts'
+import type { ControlEvents } from '../usage/events.ts'
+import type { UsageReport } from '../usage/report.ts'
 import type { Fault, FaultBook, FaultInput } from '../faults.ts'
 import type { RequestLog, RequestLogEntry } from '../requestLog.ts'
 import type { Network } from '../request.ts'
@@ -175,6 +178,18 @@ export interface GatewayControl {
   requestLog(options?: { since?: number }): RequestLogEntry[]
   clearRequestLog(): void
 
+  /**
+   * What the traffic cost over a window (`15m`, `1h`, `24h` default, `7d`, `30d`, `today` in
+   * UTC), filtered by key, network and method, with today's credits against each key's quota.
+   */
+  usage(query?: { window?: string; key?: string; network?: string; method?: string }): UsageInfo
+  /** Requests and credits since start, in total and by method, key and network (`measureCredits` diffs two). */
+  usageTotals(): UsageTotals
+  /** The last quota alerts (75, 85, 100% of a daily quota), oldest first. */
+  alerts(): QuotaAlert[]
+  /** Calls `listener` with each quota alert from now on (the control event stream); returns the unsubscribe. */
+  onAlert(listener: (alert: QuotaAlert) => void): () => void
+
   faults(): Fault[]
   addFault(fault: FaultInput): Fault
   removeFault(id: string): void
@@ -214,6 +229,39 @@ export interface ReorgInfo {
   readonly dropped: readonly string[]
 }
 
+/** A key's credits today against its daily quota (its account's, and its own cap). */
+export interface QuotaInfo {
+  readonly key: string
+  readonly account: string | null
+  readonly networks: readonly string[]
+  /** What the key itself spent today. */
+  readonly spentToday: number
+  /** What its plan spent today (its account's keys together; the key's own without an account). */
+  readonly accountSpentToday: number
+  /** The plan's daily quota. */
+  readonly dailyCredits: number
+  /** The key's own daily cap (null: none). */
+  readonly keyDailyCredits: number | null
+  /** What the key may still spend today. */
+  readonly remaining: number
+  /** `accountSpentToday` as a percentage of `dailyCredits`, one decimal. */
+  readonly percent: number
+}
+
+export type UsageInfo = UsageReport & {
+  readonly quotas: readonly QuotaInfo[]
+  /** The next 00:00 UTC by the gateway's clock. */
+  readonly resetsAt: string
+}
+
+export interface UsageTotals {
+  requests: number
+  credits: number
+  byMethod: Record<string, { requests: number; credits: number }>
+  byKey: Record<string, { requests: number; credits: number }>
+  byNetwork: Record<string, { requests: number; credits: number }>
+}
+
 /** The gateway state the control facet works on (owned by `createGateway`); each facet takes what it needs of it. */
 export interface ControlDeps {
   readonly serviceHost: string
@@ -226,4 +274,6 @@ export interface ControlDeps {
   readonly log: RequestLog
   readonly intervals: IntervalMining
   readonly devRpc: DevRpc
+  readonly usage: UsageCounters
+  readonly events: ControlEvents
 }
