@@ -4,7 +4,7 @@
  * its own, so that a path that works only in a clone fails; `gateway-double` as this repository's
  * entry point, `:8545` as the port of a server on the default fixtures) and must print that text.
  * The README's "Your first client" and "Reaching a network from Node", docs/controls-and-faults.md,
- * docs/sending-and-mining.md, docs/architecture.md's chain events and docs/test-runners.md's
+ * docs/outage.md, docs/sending-and-mining.md, docs/architecture.md's chain events and docs/test-runners.md's
  * library API and three clients. The files are written under node_modules/.cache, so `viem`,
  * `ethers` and `web3` resolve as in a project.
  */
@@ -40,6 +40,7 @@ const PAGES = [
   { path: 'README.md', section: 'Your first client: the plain URL', count: 2 },
   { path: 'README.md', section: 'Reaching a network from Node', count: 2 },
   { path: 'docs/controls-and-faults.md', count: 1 },
+  { path: 'docs/outage.md', count: 1 },
   { path: 'docs/sending-and-mining.md', count: 1 },
   { path: 'docs/architecture.md', section: 'Following a chain: its events', count: 1 },
   { path: 'docs/test-runners.md', section: 'Library API (for test runners)', count: 1 },
