@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile, parseDuration, withFixtures } from './gateway/config.ts'
+import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile, parseDuration, withFixtures, withForks } from './gateway/config.ts'
 import type { Logger } from './gateway/gateway.ts'
 import { DEFAULT_BIND_HOST, DEFAULT_PORT, startServer } from './http/server.ts'
 import type { RunningServer } from './http/server.ts'
@@ -32,6 +32,11 @@ Options:
   --fixture <name>=<dir>   also serve a fixture folder (genesis.json + chain.rlp), or a source
                            file (.json, built at start), as network <name>, enabled for the
                            first key of the config; repeatable
+  --fork <name>=<url>[@<block>]
+                           also serve a fork of a JSON-RPC node as network <name>: its state
+                           at <block> (default: its head, pinned) read as needed and kept in
+                           the cache, its history read there; repeatable (docs/forking.md)
+  --offline                serve every fork from its cache alone (no upstream)
   --control                serve the control endpoint for tests under /_double/
                            (snapshots, clock, keys, mining, request log, faults, export,
                            and the test JSON-RPC endpoint /_double/rpc/<network>)
@@ -50,6 +55,10 @@ export interface CliOptions {
   host: string
   config: string | undefined
   fixtures: Record<string, string>
+  /** `--fork` specs, as given (`<network>=<url>[@<block>]`). */
+  forks: string[]
+  /** `--offline`: every fork from its cache alone. */
+  offline: boolean
   /** `--control`: serve the control endpoint (absent when not given). */
   control?: true
   /** `--evm-timeout`, in ms (absent when not given). */
@@ -74,6 +83,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         host: { type: 'string' },
         config: { type: 'string' },
         fixture: { type: 'string', multiple: true },
+        fork: { type: 'string', multiple: true },
+        offline: { type: 'boolean' },
         control: { type: 'boolean' },
         'evm-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -113,6 +124,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     host: values.host ?? DEFAULT_BIND_HOST,
     config: values.config,
     fixtures,
+    forks: values.fork ?? [],
+    offline: values.offline ?? false,
     ...(values.control === true ? { control: true as const } : {}),
     ...(evmTimeoutMs !== undefined ? { evmTimeoutMs } : {}),
     ...(networkPorts === undefined ? {} : { networkPorts }),
@@ -233,7 +246,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
   let server: RunningServer
   try {
-    const config = withFixtures(loadConfigFile(opts.config ?? DEFAULT_CONFIG_PATH), opts.fixtures)
+    const config = withForks(withFixtures(loadConfigFile(opts.config ?? DEFAULT_CONFIG_PATH), opts.fixtures), opts.forks, opts.offline)
     server = await startServer({
       config,
       port: opts.port,

@@ -36,6 +36,7 @@ import type { SnapshotContents } from './snapshot.ts'
 import { ChainStore } from './store/chainStore.ts'
 import type { EditedState } from './store/chainStore.ts'
 import type { StateEdit } from './vm/stateEdits.ts'
+import type { ForkOrigin } from './vm/forkState.ts'
 
 /** A transaction waiting in the pool. */
 export type PendingTransaction = PoolTransaction
@@ -61,6 +62,8 @@ export class Chain extends ChainReads {
   #queue: Promise<unknown> = Promise.resolve()
   /** What the chain was loaded from, for its export (undefined for a chain made another way). */
   readonly source: ChainSource | undefined
+  /** A forked network's upstream: blocks, transactions and states up to its first block are read there. */
+  readonly upstream: ForkOrigin | undefined
   /** Accounts `sendImpersonated` may send from (lowercase); every account with `#autoImpersonate`. */
   readonly #impersonated = new Set<string>()
   #autoImpersonate = false
@@ -75,6 +78,7 @@ export class Chain extends ChainReads {
     this.#pool = parts.pool
     this.#miner = new Miner(this.store, this.#pool, { clock: opts.clock, mode: opts.miningMode, events: this.events })
     this.source = opts.source
+    this.upstream = opts.upstream
     this.#initial = this.snapshot()
   }
 
@@ -273,7 +277,7 @@ export class Chain extends ChainReads {
   fork(name: string): Promise<Chain> {
     return this.#exclusive(async () => {
       const parts = { store: await this.store.copy(name), pool: this.#pool.copy() }
-      const forked = new Chain({ parts, verifiedBy: this.verifiedBy, clock: this.clock, miningMode: this.miningMode, contracts: this.contracts, ...(this.source ? { source: this.source } : {}) })
+      const forked = new Chain({ parts, verifiedBy: this.verifiedBy, clock: this.clock, miningMode: this.miningMode, contracts: this.contracts, ...(this.source ? { source: this.source } : {}), ...(this.upstream ? { upstream: this.upstream } : {}) })
       forked.#miner.replaceSettings(this.#miner.settings)
       for (const a of this.#impersonated) forked.#impersonated.add(a)
       forked.#autoImpersonate = this.#autoImpersonate

@@ -8,6 +8,7 @@ import type { MiningMode } from './mining/miner.ts'
 import type { TxPool } from './pool/txPool.ts'
 import type { ChainStore } from './store/chainStore.ts'
 import type { ChainStoreOptions } from './store/storeTypes.ts'
+import type { ForkOrigin } from './vm/forkState.ts'
 
 /** What a chain was loaded from, kept for its export: the genesis file's bytes, the fixture's index. */
 export interface ChainSource {
@@ -27,9 +28,11 @@ export interface ChainOptions extends ChainStoreOptions {
   contracts?: Readonly<Record<string, string>>
   /** What the chain was loaded from (its export writes it again). */
   source?: ChainSource
+  /** A forked network's upstream (loading/fork/): the history up to its first block is read there. */
+  upstream?: ForkOrigin
 }
 
 /** A chain made of parts that exist already (a fork's copies). */
-export interface ChainParts extends Pick<ChainOptions, 'verifiedBy' | 'clock' | 'miningMode' | 'contracts' | 'source'> {
+export interface ChainParts extends Pick<ChainOptions, 'verifiedBy' | 'clock' | 'miningMode' | 'contracts' | 'source' | 'upstream'> {
   readonly parts: { readonly store: ChainStore; readonly pool: TxPool }
 }

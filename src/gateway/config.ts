@@ -28,14 +28,18 @@ import type { AccountConfigInput } from './accounts.ts'
 import { parseKeys } from './keyConfig.ts'
 import type { KeyConfigInput } from './keyConfig.ts'
 import { compileMethodExclusions } from './methodAvailability.ts'
+import { parseForkSettings, parseForkSpec } from './forkConfig.ts'
+import type { ForkNetworkSettings } from './forkConfig.ts'
 
 // The config's parts, named where callers meet them (./configFields.ts, ./keyConfig.ts).
 export { ConfigError, parseKeys }
 export type { KeyConfigInput, KeySettings } from './keyConfig.ts'
 
 export interface NetworkSettings {
-  /** Absolute path of the fixture folder. */
-  readonly fixture: string
+  /** Absolute path of the fixture folder (absent for a fork). */
+  readonly fixture?: string
+  /** A forked network's upstream (./forkConfig.ts), instead of a fixture. */
+  readonly fork?: ForkNetworkSettings
   /** Also serve the network on this port of its own, whatever the Host (0: a free one). */
   readonly port?: number
   /** Methods and families (`debug_*`) the network leaves out (./methodAvailability.ts), validated. */
@@ -57,7 +61,7 @@ export interface GatewayConfigInput {
   serviceHost?: string
   /** geth's `--rpc.evmtimeout` as a duration: `"5s"`, `"1500ms"`, `"1m"`, `"0"` (no limit). */
   evmTimeout?: string
-  networks: Record<string, { fixture: string; port?: number; excludeMethods?: string[] }>
+  networks: Record<string, { fixture?: string; fork?: unknown; port?: number; excludeMethods?: string[] }>
   accounts?: Record<string, AccountConfigInput>
   keys: KeyConfigInput[]
 }
@@ -112,10 +116,12 @@ export function parseConfig(input: unknown, baseDir: string): GatewayConfig {
     const where = `networks.${name}`
     parseNetworkName(name, where)
     const net = expectRecord(value, where)
-    onlyFields(net, ['fixture', 'port', 'excludeMethods'], where)
-    const fixture = resolve(baseDir, expectString(net.fixture, `${where}.fixture`))
+    onlyFields(net, ['fixture', 'fork', 'port', 'excludeMethods'], where)
+    if (net.fork !== undefined && net.fixture !== undefined) fail(where, 'a network is a fixture or a fork, not both')
     networks[name] = {
-      fixture,
+      ...(net.fork !== undefined
+        ? { fork: parseForkSettings(net.fork, `${where}.fork`, baseDir) }
+        : { fixture: resolve(baseDir, expectString(net.fixture, `${where}.fixture`)) }),
       ...(net.port === undefined ? {} : { port: parsePort(net.port, `${where}.port`) }),
       ...(net.excludeMethods === undefined ? {} : { excludeMethods: parseExcludeMethods(net.excludeMethods, `${where}.excludeMethods`).entries }),
     }
@@ -189,10 +195,36 @@ export function withFixtures(config: GatewayConfig, fixtures: Readonly<Record<st
   const networks = { ...config.networks }
   for (const [name, folder] of entries) {
     parseNetworkName(name, `--fixture ${name}`)
-    networks[name] = { ...networks[name], fixture: resolve(cwd, folder) }
+    const { fork: _fork, ...rest } = networks[name] ?? {}
+    networks[name] = { ...rest, fixture: resolve(cwd, folder) }
   }
   const [first, ...rest] = config.keys
   if (!first) return { ...config, networks }
   const enabled = [...new Set([...first.networks, ...entries.map(([name]) => name)])]
+  return { ...config, networks, keys: [{ ...first, networks: enabled }, ...rest] }
+}
+
+/**
+ * Adds (or replaces) forked networks from `--fork <network>=<url>[@<block>]` specs, enabled for
+ * the first key as `withFixtures` does; `offline` (`--offline`) makes every fork of the config
+ * serve from its cache alone.
+ */
+export function withForks(config: GatewayConfig, specs: readonly string[], offline = false): GatewayConfig {
+  const networks = { ...config.networks }
+  const added: string[] = []
+  for (const spec of specs) {
+    const { name, url, block } = parseForkSpec(spec)
+    parseNetworkName(name, `--fork ${name}`)
+    if (added.includes(name)) fail('--fork', `network ${JSON.stringify(name)} given twice`)
+    added.push(name)
+    const { fixture: _fixture, ...rest } = networks[name] ?? {}
+    networks[name] = { ...rest, fork: { url, ...(block === undefined ? {} : { block }) } }
+  }
+  if (offline) {
+    for (const [name, net] of Object.entries(networks)) if (net.fork) networks[name] = { ...net, fork: { ...net.fork, offline: true } }
+  }
+  const [first, ...rest] = config.keys
+  if (!first || added.length === 0) return { ...config, networks }
+  const enabled = [...new Set([...first.networks, ...added])]
   return { ...config, networks, keys: [{ ...first, networks: enabled }, ...rest] }
 }

@@ -16,8 +16,9 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Chain } from '../chain/chain.ts'
-import { DEFAULT_CONFIG_PATH, loadConfigFile } from '../gateway/config.ts'
+import { DEFAULT_CONFIG_PATH, loadConfigFile, withForks } from '../gateway/config.ts'
 import type { GatewayConfig, KeyConfigInput } from '../gateway/config.ts'
+import type { ForkNetworkSettings } from '../gateway/forkConfig.ts'
 import type { Clock } from '../gateway/credits.ts'
 import type { GatewayControl } from '../gateway/control/types.ts'
 import { createGateway } from '../gateway/gateway.ts'
@@ -42,6 +43,13 @@ export const DEFAULT_BIND_HOST = '127.0.0.1'
 export interface StartServerOptions {
   /** A validated config or the path of a config file. Default: config/default.json. */
   readonly config?: GatewayConfig | string
+  /**
+   * Forked networks, as the CLI's `--fork` takes them: `<network>=<url>[@<block>]` (added to the
+   * config's networks, enabled for its first key; docs/forking.md).
+   */
+  readonly forks?: readonly string[]
+  /** Serve every fork from its cache alone (the CLI's `--offline`). */
+  readonly offline?: boolean
   /** Chains already loaded, by network name: served instead of the config's fixture networks. */
   readonly chains?: Readonly<Record<string, Chain>>
   /** Keys instead of the config's. */
@@ -135,13 +143,26 @@ export async function defaultLoadChain(path: string, name: string): Promise<Chai
   return (await import('../chain/loading/loadFixture.ts')).loadFixture(path, { name })
 }
 
-/** Loads every fixture network of a config, concurrently. */
+/**
+ * A forked network (src/chain/loading/fork/): its upstream read at start, the fork block pinned
+ * (and told to `logger.info` when the config names none). Imported only when a network is a fork.
+ */
+export async function loadForkNetwork(fork: ForkNetworkSettings, name: string, logger?: Logger): Promise<Chain> {
+  const { openFork } = await import('../chain/loading/fork/openFork.ts')
+  const { cacheDir, ...settings } = fork
+  return openFork(settings, { name, ...(cacheDir === undefined ? {} : { cache: cacheDir }), ...(logger?.info ? { onPinned: logger.info.bind(logger) } : {}) })
+}
+
+/** Loads every network of a config (fixtures and forks), concurrently. */
 export async function loadNetworks(
   config: GatewayConfig,
   loadChain: (folder: string, name: string) => Promise<Chain> = defaultLoadChain,
+  logger?: Logger,
 ): Promise<Record<string, Chain>> {
   const entries = await Promise.all(
-    Object.entries(config.networks).map(async ([name, net]) => [name, await loadChain(net.fixture, name)] as const),
+    Object.entries(config.networks).map(
+      async ([name, net]) => [name, net.fork ? await loadForkNetwork(net.fork, name, logger) : await loadChain(net.fixture!, name)] as const,
+    ),
   )
   return Object.fromEntries(entries)
 }
@@ -155,8 +176,9 @@ function excludedMethodsOf(config: GatewayConfig, served: readonly string[]): Re
 
 /** The gateway of a start: the config's (or the options') networks, keys and limits. */
 async function createServerGateway(opts: StartServerOptions): Promise<{ config: GatewayConfig; gateway: Gateway }> {
-  const config = typeof opts.config === 'string' ? loadConfigFile(opts.config) : (opts.config ?? loadConfigFile(DEFAULT_CONFIG_PATH))
-  const chains = opts.chains ?? (await loadNetworks(config, opts.loadChain))
+  const given = typeof opts.config === 'string' ? loadConfigFile(opts.config) : (opts.config ?? loadConfigFile(DEFAULT_CONFIG_PATH))
+  const config = opts.forks !== undefined || opts.offline === true ? withForks(given, opts.forks ?? [], opts.offline === true) : given
+  const chains = opts.chains ?? (await loadNetworks(config, opts.loadChain, opts.logger))
   const gateway = createGateway({
     networks: chains,
     keys: opts.keys ?? config.keys,

@@ -2,7 +2,9 @@
  * From one JSON-RPC message to one response, with geth's envelope rules. Transport-free and
  * rule-free: the gateway decides whether a call may run (keys, credits) before calling `execute`.
  */
-import { InternalError, InvalidRequestError, MethodNotFoundError, RpcError } from './errors.ts'
+import { ForkReadError } from '../chain/vm/forkState.ts'
+import { InternalError, InvalidRequestError, MethodNotFoundError, RpcError, ServerError } from './errors.ts'
+import { historyAnswer } from './forkHistory.ts'
 import type { RpcErrorObject } from './errors.ts'
 import type { RpcContext } from './method.ts'
 import { parseParams } from './params.ts'
@@ -60,9 +62,13 @@ export function isSupportedMethod(name: string): boolean {
   return Object.hasOwn(METHODS, name)
 }
 
-/** The one serializer: anything thrown becomes a wire error object; unknown errors become -32603, no stack. */
+/**
+ * The one serializer: anything thrown becomes a wire error object; a forked network's failed
+ * upstream read says what it could not read (-32000); unknown errors become -32603, no stack.
+ */
 export function toErrorObject(err: unknown): RpcErrorObject {
   if (err instanceof RpcError) return err.toErrorObject()
+  if (err instanceof ForkReadError) return err.rpc ?? new ServerError(err.message).toErrorObject()
   return new InternalError().toErrorObject()
 }
 
@@ -89,6 +95,22 @@ export type MaybePromise<T> = T | Promise<T>
 export function execute(ctx: RpcContext, request: JsonRpcRequest, table: Readonly<Record<string, RpcMethod>> = METHODS): MaybePromise<JsonRpcResponse> {
   const method = Object.hasOwn(table, request.method) ? table[request.method] : undefined
   if (!method) return errorResponse(request.id, new MethodNotFoundError(request.method))
+  // A forked network's history is its upstream's (./forkHistory.ts); other networks never look.
+  const upstream = ctx.chain.upstream
+  if (upstream !== undefined) {
+    const local = (params: unknown[]) => Promise.resolve(method.run(parseParams(params, method.params), ctx))
+    const history = historyAnswer(ctx.chain, upstream, request, local)
+    if (history !== undefined) {
+      return history.then(
+        (answer) => (answer === undefined ? runMethod(ctx, request, method) : { jsonrpc: '2.0', id: request.id, result: answer.result }),
+        (err: unknown) => failed(ctx, request, err),
+      )
+    }
+  }
+  return runMethod(ctx, request, method)
+}
+
+function runMethod(ctx: RpcContext, request: JsonRpcRequest, method: RpcMethod): MaybePromise<JsonRpcResponse> {
   let result: unknown
   try {
     result = method.run(parseParams(request.params, method.params), ctx)
@@ -103,6 +125,6 @@ export function execute(ctx: RpcContext, request: JsonRpcRequest, table: Readonl
 }
 
 function failed(ctx: RpcContext, request: JsonRpcRequest, err: unknown): JsonRpcResponse {
-  if (!(err instanceof RpcError)) ctx.onInternalError?.(err, request)
+  if (!(err instanceof RpcError) && !(err instanceof ForkReadError)) ctx.onInternalError?.(err, request)
   return errorResponse(request.id, err)
 }

@@ -92,13 +92,16 @@ export interface GlobalSetupOptions extends StartServerOptions {
  * - `GATEWAY_DOUBLE_PORT`: a port (default 0, a free one);
  * - `GATEWAY_DOUBLE_ISOLATE`: networks to fork per worker, comma-separated (e.g. `ethereum`);
  * - `GATEWAY_DOUBLE_NETWORK_PORTS`: the first of consecutive per-network ports (0: free ones);
- * - `GATEWAY_DOUBLE_CONTROL=0`: no control routes and no test endpoint (default: on).
+ * - `GATEWAY_DOUBLE_CONTROL=0`: no control routes and no test endpoint (default: on);
+ * - `GATEWAY_DOUBLE_FORK`: forked networks, `<network>=<url>[@<block>]`, separated by spaces;
+ * - `GATEWAY_DOUBLE_OFFLINE=1`: every fork from its cache alone.
  */
 export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): GlobalSetupOptions {
   const port = env.GATEWAY_DOUBLE_PORT === undefined || env.GATEWAY_DOUBLE_PORT === '' ? 0 : Number(env.GATEWAY_DOUBLE_PORT)
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`GATEWAY_DOUBLE_PORT: must be a port number, got ${JSON.stringify(env.GATEWAY_DOUBLE_PORT)}`)
   }
+  const forks = (env.GATEWAY_DOUBLE_FORK ?? '').split(/\s+/).filter((s) => s !== '')
   const isolate = (env.GATEWAY_DOUBLE_ISOLATE ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
   const ports = env.GATEWAY_DOUBLE_NETWORK_PORTS
   const networkPorts = ports === undefined || ports === '' ? undefined : Number(ports)
@@ -111,6 +114,8 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): GlobalSetu
     ...(env.GATEWAY_DOUBLE_CONFIG ? { config: env.GATEWAY_DOUBLE_CONFIG } : {}),
     ...(isolate.length > 0 ? { isolate } : {}),
     ...(env.GATEWAY_DOUBLE_CONTROL === '0' ? { control: false } : {}),
+    ...(forks.length > 0 ? { forks } : {}),
+    ...(env.GATEWAY_DOUBLE_OFFLINE === '1' ? { offline: true } : {}),
   }
 }
 

@@ -5,7 +5,7 @@
  * whole chain is final: safe = finalized = head), the state edits and impersonated senders of a
  * chain the double grew (`edits.json`, see editsFile.ts), and `accounts.json` (kept for an export).
  * The files are verified and opened by ./openFixture.ts. An Anvil state dump loads too
- * (./anvilState.ts).
+ * (./anvilState.ts), and a frozen fork (`fork.json` and `reads.jsonl`, ./fork/).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -46,6 +46,11 @@ export async function loadFixture(folder: string, opts: LoadOptions = {}): Promi
 
 async function load(dir: string, name: string, opts: LoadOptions): Promise<Chain> {
   const isFile = statSync(dir).isFile()
+  if (!isFile && existsSync(join(dir, 'fork.json'))) {
+    // A frozen fork (./fork/freeze.ts): served from its own reads, with no upstream.
+    const { openFork } = await import('./fork/openFork.ts')
+    return openFork({ frozen: dir }, { name, ...(opts.cache === undefined ? {} : { cache: opts.cache }), ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.miningMode ? { miningMode: opts.miningMode } : {}) })
+  }
   if (isFile || (!existsSync(join(dir, 'genesis.json')) && existsSync(join(dir, 'state.json')))) {
     return loadAnvilDump(isFile ? dir : join(dir, 'state.json'), { ...opts, name })
   }

@@ -17,6 +17,9 @@
  *
  * Calls run from any address, as geth's do: `exemptFromEip3607` makes the next read of an account
  * answer an empty code hash to the one check that reads it (see there).
+ *
+ * A forked chain's state reads through to the upstream what its trie lacks (./forkState.ts): the
+ * base's `fork`, if it has one.
  */
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Caches } from '@ethereumjs/statemanager'
@@ -25,6 +28,9 @@ import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, createAccountFromRLP, equalsBytes, KECCAK256_NULL, unpadBytes } from '@ethereumjs/util'
 import type { Account, Address } from '@ethereumjs/util'
 import { OverlayDB } from './overlayDb.ts'
+import { forkAccountEntry } from './forkState.ts'
+import type { ForkReads } from './forkState.ts'
+import { forkCode } from './recordingState.ts'
 
 /**
  * Past this many keys a memo starts over: a bound on memory under endless distinct reads. A read
@@ -51,6 +57,8 @@ export class BlockStateManager extends MerkleStateManager {
   readonly #storageTries = new Map<string, MerklePatriciaTrie>()
   /** The address (unprefixed hex) whose next account read answers an empty code hash once. */
   #eoaView: string | undefined
+  /** The upstream at the fork block, for a forked chain's state. */
+  readonly fork: ForkReads | undefined
 
   private constructor(base: MerkleStateManager, root: Uint8Array, caches: Caches | undefined, isolated: boolean) {
     const common = base.common.copy()
@@ -62,6 +70,13 @@ export class BlockStateManager extends MerkleStateManager {
     if (isolated) trie.database(new OverlayDB(baseTrie.database().db), baseTrie.database()['valueEncoding'])
     super({ common, trie, caches })
     this.#root = root
+    this.fork = (base as { fork?: ForkReads }).fork
+  }
+
+  override async getCode(address: Address): Promise<Uint8Array> {
+    const code = await super.getCode(address)
+    if (this.fork === undefined || code.length > 0) return code
+    return forkCode(this, this.fork, address)
   }
 
   /**
@@ -149,6 +164,7 @@ export class BlockStateManager extends MerkleStateManager {
     let value = this.#storage.get(storageKey)
     if (value === undefined) {
       value = await this.#storageTrie(address, account).get(key)
+      if (value === null && this.fork !== undefined) value = await this.fork.storage(address, key)
       this.#remember(this.#storage, storageKey, value)
     }
     this._caches?.storage?.put(address, key, value ?? EMPTY_RLP)
@@ -192,14 +208,19 @@ export class BlockStateManager extends MerkleStateManager {
 
   /** The account's RLP at the block's root (memoized), or as the trie holds it under any other root. */
   async #baseAccount(address: Address): Promise<Uint8Array | null> {
-    if (!equalsBytes(this._trie.root(), this.#root)) return this._trie.get(address.bytes)
+    if (!equalsBytes(this._trie.root(), this.#root)) return this.#accountEntry(address)
     const key = memoKey(address.bytes)
     let rlp = this.#accounts.get(key)
     if (rlp === undefined) {
-      rlp = await this._trie.get(address.bytes)
+      rlp = await this.#accountEntry(address)
       this.#remember(this.#accounts, key, rlp)
     }
     return rlp
+  }
+
+  async #accountEntry(address: Address): Promise<Uint8Array | null> {
+    const entry = await this._trie.get(address.bytes)
+    return this.fork === undefined ? entry : forkAccountEntry(entry, this.fork, address)
   }
 }
 

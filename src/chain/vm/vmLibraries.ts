@@ -9,6 +9,7 @@
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import type { Common } from '@ethereumjs/common'
 import { KeyBook } from './keyBook.ts'
+import type { ForkReads } from './forkState.ts'
 import type { RecordingStateManager } from './recordingState.ts'
 
 type VmLibraries = { vm: typeof import('@ethereumjs/vm'); evm: typeof import('@ethereumjs/evm') }
@@ -51,12 +52,13 @@ export function stateLibraries(): Promise<StateLibraries> {
 
 /**
  * A state manager over `trie` that notes the keys written through it in `book` (importing
- * `@ethereumjs/statemanager` on first use).
+ * `@ethereumjs/statemanager` on first use); with `fork`, reading through to the upstream what the
+ * trie lacks (./forkState.ts).
  */
-export async function merkleState(common: Common, trie: MerklePatriciaTrie, book: KeyBook = new KeyBook()): Promise<RecordingStateManager> {
+export async function merkleState(common: Common, trie: MerklePatriciaTrie, book: KeyBook = new KeyBook(), fork?: ForkReads): Promise<RecordingStateManager> {
   const { recordingState, statemanager } = await stateLibraries()
   const caches = new statemanager.Caches({ account: { type: statemanager.CacheType.LRU, size: 10_000 }, storage: { type: statemanager.CacheType.LRU, size: 20_000 }, code: { type: statemanager.CacheType.LRU, size: 2_000 } })
-  return new recordingState.RecordingStateManager({ common, trie, caches }, book)
+  return new recordingState.RecordingStateManager({ common, trie, caches }, book, fork)
 }
 
 /** The libraries, for code that runs on a VM (which only exists once `vmLibraries()` has resolved). */

@@ -1,0 +1,152 @@
+/**
+ * Issue 20's end-to-end test: an Anvil upstream with two tokens and a pool over them and a few
+ * hundred blocks of history (./support/fork/world.ts), forked in the middle by gateway-double
+ * (`startServer({ config: { networks: { up: { fork } } } })`) and by `anvil --fork-url` at the same
+ * block. The same transactions sent to both (swaps, a transfer that empties a balance, liquidity,
+ * a contract creation, a revert) give the same receipts, logs, balances and storage; reads of the
+ * history below the fork block answer as the upstream does; the upstream's blocks and transactions
+ * after the fork block are none of the fork's.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther } from 'viem'
+import type { Address, Hash, PublicClient, TransactionReceipt } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parseConfig } from '../../src/gateway/config.ts'
+import { startServer } from '../../src/http/server.ts'
+import type { RunningServer } from '../../src/http/server.ts'
+import { anvilBinary, anvilChain, startAnvil } from '../capture/anvil.ts'
+import type { RunningAnvil } from '../capture/anvil.ts'
+import { ACCOUNTS, buildWorld } from './support/fork/world.ts'
+import type { ForkWorld } from './support/fork/world.ts'
+
+const KEY = 'f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0'
+let world: ForkWorld
+let reference: RunningAnvil
+let server: RunningServer
+let cacheDir: string
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  return (await res.json()) as { result?: unknown; error?: { code: number; message: string } }
+}
+
+function forkServer(fork: Record<string, unknown>): Promise<RunningServer> {
+  const config = parseConfig({ networks: { up: { fork: { ...fork, cacheDir } } }, keys: [{ key: KEY, networks: ['up'] }] }, process.cwd())
+  return startServer({ config, port: 0, control: true })
+}
+
+beforeAll(async () => {
+  if (anvilBinary() === undefined) return
+  cacheDir = mkdtempSync(join(tmpdir(), 'gd-fork-'))
+  world = await buildWorld()
+  // --accounts 0: a forking Anvil otherwise tops its dev accounts up to 10,000 ETH (the double does not).
+  reference = await startAnvil(['--fork-url', world.anvil.url, '--fork-block-number', String(world.forkBlock), '--accounts', '0'])
+  server = await forkServer({ url: world.anvil.url, block: Number(world.forkBlock) })
+}, 120_000)
+
+afterAll(async () => {
+  await server?.close()
+  await reference?.stop()
+  await world?.anvil.stop()
+  if (cacheDir) rmSync(cacheDir, { recursive: true, force: true })
+})
+
+describe.skipIf(anvilBinary() === undefined)('a fork of an Anvil upstream', () => {
+  it('starts at the fork block: its head is the upstream block, hash and all', async () => {
+    const upstream = await rpc(world.anvil.url, 'eth_getBlockByNumber', [`0x${world.forkBlock.toString(16)}`, false])
+    const head = await rpc(server.url!, 'eth_getBlockByNumber', ['latest', false])
+    expect(head.result).toEqual(upstream.result)
+    expect((await rpc(server.url!, 'eth_blockNumber', [])).result).toBe(`0x${world.forkBlock.toString(16)}`)
+    expect((await rpc(server.url!, 'eth_chainId', [])).result).toBe('0x7a69')
+  })
+
+  it('answers the history below the fork block as the upstream does, and nothing after it', async () => {
+    const at = (n: bigint) => `0x${n.toString(16)}`
+    const same = async (method: string, params: unknown[]) => {
+      const [ours, theirs] = await Promise.all([rpc(server.url!, method, params), rpc(world.anvil.url, method, params)])
+      expect(ours, `${method} ${JSON.stringify(params)}`).toEqual(theirs)
+      return ours.result
+    }
+    const receipt = (await same('eth_getTransactionReceipt', [world.before])) as { blockNumber: string }
+    await same('eth_getTransactionByHash', [world.before])
+    await same('eth_getBlockByNumber', [receipt.blockNumber, true])
+    await same('eth_getBlockReceipts', [receipt.blockNumber])
+    await same('eth_getBlockByNumber', [at(world.forkBlock - 10n), false])
+    await same('eth_getBalance', [ACCOUNTS[1]!.address, at(world.forkBlock - 10n)])
+    await same('eth_getStorageAt', [world.pool, '0x0', receipt.blockNumber])
+    await same('eth_getLogs', [{ fromBlock: '0x0', toBlock: at(world.forkBlock), address: world.pool }])
+    const mid = (await rpc(world.anvil.url, 'eth_getBlockByNumber', [at(world.forkBlock - 5n), false])).result as { hash: string }
+    await same('eth_getBlockByHash', [mid.hash, false])
+    // The upstream went on after the fork block: none of that is the fork's.
+    expect((await rpc(server.url!, 'eth_getTransactionByHash', [world.after])).result).toBeNull()
+    expect((await rpc(server.url!, 'eth_getTransactionReceipt', [world.after])).result).toBeNull()
+    expect((await rpc(server.url!, 'eth_getBlockByNumber', [at(world.forkBlock + 1n), false])).result).toBeNull()
+  })
+
+  it('gives the same receipts, logs, balances and storage as anvil --fork-url for the same transactions', async () => {
+    const outcomes = await Promise.all([server.url!, reference.url].map((url) => sendAll(url)))
+    const [ours, theirs] = outcomes as [Outcome, Outcome]
+    expect(ours.receipts.length).toBe(6)
+    expect(ours.receipts.map((r) => r.status)).toEqual(['success', 'success', 'success', 'success', 'success', 'reverted'])
+    expect(ours.receipts.map(comparable)).toEqual(theirs.receipts.map(comparable))
+    expect(ours.state).toEqual(theirs.state)
+  }, 60_000)
+})
+
+interface Outcome {
+  receipts: TransactionReceipt[]
+  state: Record<string, unknown>
+}
+
+/** The transactions of the comparison, sent one by one (each mined at once), and the state after them. */
+async function sendAll(url: string): Promise<Outcome> {
+  const chain = anvilChain(31337, url)
+  const client = createPublicClient({ chain, transport: http(url), cacheTime: 0 }) as PublicClient
+  const wallets = ACCOUNTS.map((account) => createWalletClient({ account, chain, transport: http(url) }))
+  const fees = { maxFeePerGas: parseEther('0.00000002'), maxPriorityFeePerGas: 1_000_000_000n }
+  const receipts: TransactionReceipt[] = []
+  const send = async (i: number, tx: { to?: Address; data: `0x${string}`; gas?: bigint }) => {
+    const hash: Hash = await wallets[i]!.sendTransaction({ ...tx, ...fees, chain, account: wallets[i]!.account })
+    receipts.push(await client.waitForTransactionReceipt({ hash, pollingInterval: 20 }))
+  }
+  const { pool, token0, token1, tokenAbi, poolAbi } = world
+  const [a0, a1, a2, a3] = ACCOUNTS.map((a) => a.address) as [Address, Address, Address, Address]
+  await send(1, { to: pool, data: encodeFunctionData({ abi: poolAbi, functionName: 'swap', args: [parseEther('25'), true, a1] }) })
+  const all = (await client.readContract({ address: token1, abi: tokenAbi, functionName: 'balanceOf', args: [a2] })) as bigint
+  // Empties a2's token1 balance: a slot set to zero must not read as the upstream's again.
+  await send(2, { to: token1, data: encodeFunctionData({ abi: tokenAbi, functionName: 'transfer', args: [a3, all] }) })
+  await send(0, { to: pool, data: encodeFunctionData({ abi: poolAbi, functionName: 'addLiquidity', args: [parseEther('100'), parseEther('150')] }) })
+  await send(3, { to: token1, data: encodeFunctionData({ abi: tokenAbi, functionName: 'transfer', args: [a0, parseEther('1')] }) })
+  await send(0, { data: `${world.tokenBytecode}${'00'.repeat(31)}64` as `0x${string}` })
+  await send(1, { to: pool, data: encodeFunctionData({ abi: poolAbi, functionName: 'swap', args: [0n, false, a1] }), gas: 200_000n })
+  const state: Record<string, unknown> = {}
+  for (const a of [a0, a1, a2, a3]) {
+    state[`eth ${a}`] = await client.getBalance({ address: a })
+    state[`nonce ${a}`] = await client.getTransactionCount({ address: a })
+    for (const t of [token0, token1]) state[`${t} ${a}`] = await client.readContract({ address: t, abi: tokenAbi, functionName: 'balanceOf', args: [a] })
+  }
+  for (const slot of [0n, 2n]) state[`pool slot ${slot}`] = await client.getStorageAt({ address: pool, slot: `0x${slot.toString(16)}` })
+  state['pool code'] = await client.getCode({ address: pool })
+  state['created code'] = await client.getCode({ address: receipts[4]!.contractAddress! })
+  return { receipts, state }
+}
+
+/** A receipt without what differs between two chains by construction (block hashes: timestamps differ). */
+function comparable(r: TransactionReceipt) {
+  return {
+    status: r.status,
+    type: r.type,
+    from: r.from,
+    to: r.to,
+    blockNumber: r.blockNumber,
+    transactionIndex: r.transactionIndex,
+    gasUsed: r.gasUsed,
+    cumulativeGasUsed: r.cumulativeGasUsed,
+    effectiveGasPrice: r.effectiveGasPrice,
+    contractAddress: r.contractAddress,
+    logsBloom: r.logsBloom,
+    logs: r.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: l.logIndex, transactionIndex: l.transactionIndex })),
+  }
+}
