@@ -30,7 +30,7 @@ th { background: #f0f0f0; } td.none { color: #888; }
 
 export function dashboardPage(): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>gateway-double dashboard</title>
+<html lang="en"><head><meta charset="utf-8"><title>gateway-double dashboard</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="${UPLOT_CSS}"><style>${STYLE}</style></head>
 <body>
 <header><h1>gateway-double</h1>
