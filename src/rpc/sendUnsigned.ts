@@ -14,13 +14,13 @@ import type { Chain } from '../chain/chain.ts'
 import { CallError } from '../chain/execution/callArgs.ts'
 import type { CallArgs } from '../chain/execution/callArgs.ts'
 import { estimateGas, EstimateRevert } from '../chain/execution/estimateGas.ts'
-import { suggestTipCap } from '../chain/fees/gasPrice.ts'
 import type { UnsignedTxFields } from '../chain/pool/impersonation.ts'
 import { TxDecodeError } from '../chain/pool/rawTransaction.ts'
 import { TxRejectedError } from '../chain/pool/poolRules.ts'
 import { toData } from '../encoding/hex.ts'
 import { revertMessage } from '../encoding/revert.ts'
 import { ExecutionRevertedError, InvalidParamsError, ServerError } from './errors.ts'
+import { withFeeDefaults } from './feeDefaults.ts'
 import { GAS_CAP_MULTIPLIER } from './methods/eth_estimateGas.ts'
 
 /**
@@ -44,13 +44,11 @@ export async function fillUnsigned(chain: Chain, args: CallArgs, from: string): 
   if (args.blobVersionedHashes !== undefined || args.authorizationList !== undefined) {
     throw new InvalidParamsError('blob and set-code transactions are not sent from impersonated accounts here: sign them and use eth_sendRawTransaction')
   }
-  if (args.chainId !== undefined && args.chainId !== chain.chainId) throw new ServerError(`chainId does not match node's (have=${args.chainId}, want=${chain.chainId})`)
-  if (args.gasPrice !== undefined && (args.maxFeePerGas !== undefined || args.maxPriorityFeePerGas !== undefined)) {
-    throw new ServerError('both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified')
-  }
   const fees = feeFields(chain, args)
   const nonce = args.nonce ?? (await chain.pendingNonce(from))
   const gasLimit = args.gas ?? (await estimate(chain, { ...args, ...fees, from }))
+  // geth's setDefaults checks the chain id last.
+  if (args.chainId !== undefined && args.chainId !== chain.chainId) throw new ServerError(`chainId does not match node's (have=${args.chainId}, want=${chain.chainId})`)
   return {
     ...fees,
     chainId: chain.chainId,
@@ -65,19 +63,12 @@ export async function fillUnsigned(chain: Chain, args: CallArgs, from: string): 
 
 type FeeFields = Pick<UnsignedTxFields, 'type' | 'gasPrice' | 'maxFeePerGas' | 'maxPriorityFeePerGas'>
 
-/** geth's `setFeeDefaults`. */
+/** geth's `setFeeDefaults` (./feeDefaults.ts, eth_createAccessList's too), as the transaction's fee fields. */
 function feeFields(chain: Chain, args: CallArgs): FeeFields {
-  const baseFee = chain.head.block.header.baseFeePerGas
   const legacyType = args.accessList === undefined ? 0 : 1
-  if (args.gasPrice !== undefined) return { type: legacyType, gasPrice: args.gasPrice }
-  if (baseFee === undefined) {
-    if (args.maxFeePerGas !== undefined || args.maxPriorityFeePerGas !== undefined) throw new ServerError('maxFeePerGas and maxPriorityFeePerGas are not valid before London is active')
-    return { type: legacyType, gasPrice: suggestTipCap(chain) }
-  }
-  const tip = args.maxPriorityFeePerGas ?? suggestTipCap(chain)
-  const feeCap = args.maxFeePerGas ?? tip + 2n * baseFee
-  if (feeCap < tip) throw new ServerError(`maxFeePerGas (${feeCap}) < maxPriorityFeePerGas (${tip})`)
-  return { type: 2, maxFeePerGas: feeCap, maxPriorityFeePerGas: tip }
+  const filled = withFeeDefaults(chain, chain.head, args)
+  if (filled.gasPrice !== undefined) return { type: legacyType, gasPrice: filled.gasPrice }
+  return { type: 2, maxFeePerGas: filled.maxFeePerGas!, maxPriorityFeePerGas: filled.maxPriorityFeePerGas! }
 }
 
 async function estimate(chain: Chain, args: CallArgs): Promise<bigint> {

@@ -12,7 +12,7 @@ import { bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { recordFromExecution } from '../blocks/record.ts'
 import type { BlockRecord } from '../blocks/types.ts'
-import { hasPlaceholderSignature, impersonatedSender, withSender } from '../pool/impersonation.ts'
+import { hasPlaceholderSignature, impersonatedSender, waivingEip3607, withSender } from '../pool/impersonation.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
 import { loadedVmLibraries } from '../vm/vmLibraries.ts'
 import { FixtureError } from './fixtureFiles.ts'
@@ -121,17 +121,19 @@ export async function replay(vm: VM, block: Block, parent: Block, parentRoot: Ui
   const where = `fixture ${name}: block ${block.header.number}`
   let result
   try {
-    result = await loadedVmLibraries().vm.runBlock(vm, {
-      block,
-      root: parentRoot,
-      setHardfork: true,
-      // A block with impersonated transactions has placeholder signatures, which EthereumJS's block
-      // validation refuses; its roots were checked (checkStaticRoots) and its execution is below.
-      skipBlockValidation: block.transactions.some((tx) => impersonatedSender(tx) !== undefined),
-      // `generate` skips runBlock's own root checks: we make them below, with better messages.
-      generate: true,
-      skipHeaderValidation: true,
-    })
+    result = await waivingEip3607(vm, () =>
+      loadedVmLibraries().vm.runBlock(vm, {
+        block,
+        root: parentRoot,
+        setHardfork: true,
+        // A block with impersonated transactions has placeholder signatures, which EthereumJS's block
+        // validation refuses; its roots were checked (checkStaticRoots) and its execution is below.
+        skipBlockValidation: block.transactions.some((tx) => impersonatedSender(tx) !== undefined),
+        // `generate` skips runBlock's own root checks: we make them below, with better messages.
+        generate: true,
+        skipHeaderValidation: true,
+      }),
+    )
   } catch (err) {
     throw new FixtureError(`${where}: execution failed (${withoutEthereumJsContext(err)})`)
   }

@@ -16,7 +16,7 @@ import { keccak256 } from '../../encoding/keccak.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
 import { recordFromExecution } from '../blocks/record.ts'
-import { decodeImpersonated, impersonatedSender } from '../pool/impersonation.ts'
+import { decodeImpersonated, impersonatedSender, waivingEip3607 } from '../pool/impersonation.ts'
 import { collectPerTransaction } from '../vm/consoleTap.ts'
 import { loadedVmLibraries } from '../vm/vmLibraries.ts'
 
@@ -105,15 +105,17 @@ export async function mineChild(
   let logged: ReadonlyMap<number, readonly string[]> | undefined
   try {
     ;({ result: run, lines: logged } = await collectPerTransaction(vm, () =>
-      loadedVmLibraries().vm.runBlock(vm, {
-        block: shell,
-        root: parentRoot,
-        clearCache: !atParent,
-        setHardfork: true,
-        generate: true,
-        skipBlockValidation: true,
-        skipHeaderValidation: true,
-      }),
+      waivingEip3607(vm, () =>
+        loadedVmLibraries().vm.runBlock(vm, {
+          block: shell,
+          root: parentRoot,
+          clearCache: !atParent,
+          setHardfork: true,
+          generate: true,
+          skipBlockValidation: true,
+          skipHeaderValidation: true,
+        }),
+      ),
     ))
   } catch (err) {
     throw new MiningError(withoutEthereumJsContext(err))

@@ -8,13 +8,17 @@
  * like any other, and two senders' otherwise equal transactions get different hashes. EthereumJS
  * would recover some other address (or none) from it, so every such transaction object answers
  * `getSenderAddress()` with its given sender; the loader does the same for the transactions an
- * export lists as impersonated (`edits.json`).
+ * export lists as impersonated (`edits.json`). Mined or replayed (`waivingEip3607`), such a
+ * transaction runs whatever code its sender holds, as Anvil and Hardhat mine an impersonated
+ * contract's: EIP-3607 is waived for it.
  */
 import type { Common } from '@ethereumjs/common'
 import { createTx, createTxFromRLP } from '@ethereumjs/tx'
 import type { TypedTransaction, TypedTxData } from '@ethereumjs/tx'
 import { bytesToBigInt, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
+import type { VM } from '@ethereumjs/vm'
+import type { EoaView } from '../vm/eoaView.ts'
 
 /** An unsigned transaction's fields, every default already filled in. */
 export interface UnsignedTxFields {
@@ -87,4 +91,25 @@ export function withSender(tx: TypedTransaction, from: string): TypedTransaction
   Object.defineProperty(tx, 'getSenderAddress', { value: () => address })
   senders.set(tx, sender)
   return tx
+}
+
+/**
+ * Runs `run` (a `runBlock` on `vm`) with EIP-3607 waived for each impersonated transaction's sender:
+ * before each transaction, the state's EOA view (../vm/eoaView.ts) is armed for its given sender.
+ */
+export async function waivingEip3607<T>(vm: VM, run: () => Promise<T>): Promise<T> {
+  const view = (vm.stateManager as { eoaView?: EoaView }).eoaView
+  if (view === undefined) return run()
+  const arm = (tx: TypedTransaction): void => {
+    const sender = senders.get(tx)
+    if (sender === undefined) view.disarm()
+    else view.arm(createAddressFromString(sender))
+  }
+  vm.events.on('beforeTx', arm)
+  try {
+    return await run()
+  } finally {
+    vm.events.off('beforeTx', arm)
+    view.disarm()
+  }
 }

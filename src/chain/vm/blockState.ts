@@ -25,8 +25,9 @@ import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Caches } from '@ethereumjs/statemanager'
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { bytesToHex, createAccountFromRLP, equalsBytes, KECCAK256_NULL, unpadBytes } from '@ethereumjs/util'
+import { createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
 import type { Account, Address } from '@ethereumjs/util'
+import { EoaView } from './eoaView.ts'
 import { OverlayDB } from './overlayDb.ts'
 import { forkAccountEntry } from './forkState.ts'
 import type { ForkReads } from './forkState.ts'
@@ -55,10 +56,10 @@ export class BlockStateManager extends MerkleStateManager {
    * rolled-back call would build (and register debug loggers for) a new trie per contract it reads.
    */
   readonly #storageTries = new Map<string, MerklePatriciaTrie>()
-  /** The address (unprefixed hex) whose next account read answers an empty code hash once. */
-  #eoaView: string | undefined
   /** The upstream at the fork block, for a forked chain's state. */
   readonly fork: ForkReads | undefined
+  /** The sender whose next account read answers an empty code hash once (./eoaView.ts). */
+  readonly #eoaView = new EoaView()
 
   private constructor(base: MerkleStateManager, root: Uint8Array, caches: Caches | undefined, isolated: boolean) {
     const common = base.common.copy()
@@ -89,39 +90,13 @@ export class BlockStateManager extends MerkleStateManager {
     return sm
   }
 
-  /**
-   * geth runs calls from any address (`SkipTransactionChecks`); EthereumJS's runTx refuses a
-   * sender with code (EIP-3607), reading the sender's account once before anything else does and
-   * comparing its code hash. The next read of `address` answers an account whose code hash reads
-   * empty the first time only: that check passes, and every later read of the same object (the
-   * puts that debit and bump the sender) gives the real hash, so the code stays. Cleared by
-   * `endEip3607Exemption` when the execution is over, whether or not the read came.
-   */
+  /** Calls run from any address, as geth's do (see ./eoaView.ts); cleared by `endEip3607Exemption`. */
   exemptFromEip3607(address: Address): void {
-    this.#eoaView = bytesToHex(address.bytes)
+    this.#eoaView.arm(address)
   }
 
   endEip3607Exemption(): void {
-    this.#eoaView = undefined
-  }
-
-  #maybeEoaView(address: Address, account: Account | undefined): Account | undefined {
-    if (this.#eoaView === undefined || account === undefined || this.#eoaView !== bytesToHex(address.bytes)) return account
-    this.#eoaView = undefined
-    if (!account.isContract()) return account
-    let read = false
-    Object.defineProperty(account, 'codeHash', {
-      get(this: { _codeHash: Uint8Array }) {
-        if (read) return this._codeHash
-        read = true
-        return KECCAK256_NULL
-      },
-      set(this: { _codeHash: Uint8Array }, value: Uint8Array) {
-        this._codeHash = value
-      },
-      configurable: true,
-    })
-    return account
+    this.#eoaView.disarm()
   }
 
   /** The account as the block holds it, whatever a call running on this state has changed. */
@@ -132,11 +107,11 @@ export class BlockStateManager extends MerkleStateManager {
 
   override async getAccount(address: Address): Promise<Account | undefined> {
     const cached = this._caches?.account?.get(address)
-    if (cached !== undefined) return this.#maybeEoaView(address, cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined)
+    if (cached !== undefined) return this.#eoaView.apply(address, cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined)
     const rlp = await this.#baseAccount(address)
     const account = rlp !== null ? createAccountFromRLP(rlp) : undefined
     this._caches?.account?.put(address, account)
-    return this.#maybeEoaView(address, account)
+    return this.#eoaView.apply(address, account)
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {

@@ -5,7 +5,8 @@
  * managers (./blockState.ts) and write nothing here. Imported on first need, like ./blockState.ts.
  *
  * A forked chain's state (`fork` set) reads through to the upstream at the fork block what its
- * trie lacks (./forkState.ts); without a fork, EthereumJS's reads run unchanged.
+ * trie lacks (./forkState.ts); without a fork, EthereumJS's reads run unchanged. Its `eoaView`
+ * waives EIP-3607 for an impersonated sender's transaction (./eoaView.ts).
  */
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { MerkleStateManagerOpts } from '@ethereumjs/statemanager'
@@ -14,12 +15,14 @@ import { bytesToHex, createAccountFromRLP } from '@ethereumjs/util'
 import type { Account, Address } from '@ethereumjs/util'
 import { forkAccountEntry } from './forkState.ts'
 import type { ForkReads } from './forkState.ts'
+import { EoaView } from './eoaView.ts'
 import type { KeyBook } from './keyBook.ts'
 
 export class RecordingStateManager extends MerkleStateManager {
   readonly book: KeyBook
   /** The upstream at the fork block, for a forked chain's state. */
   readonly fork: ForkReads | undefined
+  readonly eoaView = new EoaView()
 
   constructor(opts: MerkleStateManagerOpts, book: KeyBook, fork?: ForkReads) {
     super(opts)
@@ -28,6 +31,10 @@ export class RecordingStateManager extends MerkleStateManager {
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
+    return this.eoaView.apply(address, await this.#readAccount(address))
+  }
+
+  async #readAccount(address: Address): Promise<Account | undefined> {
     const fork = this.fork
     if (fork === undefined) return super.getAccount(address)
     const cached = this._caches?.account?.get(address)
@@ -43,7 +50,7 @@ export class RecordingStateManager extends MerkleStateManager {
     if (fork === undefined || key.length !== 32) return super.getStorage(address, key)
     const cached = this._caches?.storage?.get(address, key)
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array
-    const account = await this.getAccount(address)
+    const account = await this.#readAccount(address)
     if (!account) return new Uint8Array()
     const value = (await this._getStorageTrie(address, account).get(key)) ?? (await fork.storage(address, key))
     this._caches?.storage?.put(address, key, value ?? Uint8Array.of(0x80))
