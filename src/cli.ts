@@ -18,6 +18,7 @@ export const USAGE = `Usage: gateway-double [options]
        gateway-double build <source.json> <outDir>
        gateway-double capture --rpc <url> (--tx <hash> | --call <json> [--block <n|tag>]) --out <dir|file.json>
        gateway-double export --url <server> --network <name> --out <dir>
+       gateway-double fork freeze (--from <folder> | --url <url> [--block <n>]) --out <dir>
 
 An offline test double of a hosted Ethereum JSON-RPC gateway (Infura-style):
 POST http://<network>-mainnet.localhost:<port>/v3/<API_KEY>
@@ -222,6 +223,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   // used: a plain start does not pay for them (about 0.25 s of module loading).
   if (argv[0] === 'build') return (await import('./builder/buildCommand.ts')).buildCommand(argv.slice(1), io)
   if (argv[0] === 'capture') return (await import('./capture/captureCommand.ts')).captureCommand(argv.slice(1), io)
+  if (argv[0] === 'fork') return (await import('./capture/forkCommand.ts')).forkCommand(argv.slice(1), io)
   if (argv[0] === 'export') return (await import('./http/exportCommand.ts')).exportCommand(argv.slice(1), io)
   let opts: CliOptions
   try {

@@ -7,6 +7,13 @@ export { createApp } from './http/app.ts'
 export type { AppDeps, AppOptions, GatewayApp } from './http/app.ts'
 export { CONTROL_PREFIX, createControlRouter } from './http/controlRoutes.ts'
 export { startServer, loadNetworks, DEFAULT_PORT, DEFAULT_BIND_HOST } from './http/server.ts'
+/**
+ * Freezes a fork's cache folder into a fixture folder that serves with no upstream, its proofs
+ * checked (docs/forking.md; imported on call, so that importing the package does not load it).
+ */
+export async function freezeFork(from: string, out: string): Promise<{ reads: number; proofs: number }> {
+  return (await import('./chain/loading/fork/freeze.ts')).freezeFork(from, out)
+}
 export type { RunningServer, ServedNetwork, StartServerOptions } from './http/server.ts'
 export { createNodeHandler, MAX_BODY_BYTES } from './http/nodeHandler.ts'
 export { localhostAgent, localhostFetch, localhostLookup, isLocalhostName } from './http/client.ts'
@@ -32,6 +39,7 @@ export {
   loadConfigFile,
   parseConfig,
   withFixtures,
+  withForks,
 } from './gateway/config.ts'
 export type { GatewayConfig, GatewayConfigInput, KeyConfigInput } from './gateway/config.ts'
 export {

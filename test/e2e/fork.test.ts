@@ -5,15 +5,20 @@
  * block. The same transactions sent to both (swaps, a transfer that empties a balance, liquidity,
  * a contract creation, a revert) give the same receipts, logs, balances and storage; reads of the
  * history below the fork block answer as the upstream does; the upstream's blocks and transactions
- * after the fork block are none of the fork's.
+ * after the fork block are none of the fork's. Then, the upstream stopped, the fork restarts
+ * offline from its cache and from the fixture `freezeFork` made of it, and answers the same; a
+ * read neither holds fails with the documented error; the upstream URL's key is in neither.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther } from 'viem'
 import type { Address, Hash, PublicClient, TransactionReceipt } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { findForkCache } from '../../src/chain/loading/fork/forkCache.ts'
+import { redactUrl } from '../../src/chain/loading/fork/upstream.ts'
 import { parseConfig } from '../../src/gateway/config.ts'
+import { freezeFork } from '../../src/index.ts'
 import { startServer } from '../../src/http/server.ts'
 import type { RunningServer } from '../../src/http/server.ts'
 import { anvilBinary, anvilChain, startAnvil } from '../capture/anvil.ts'
@@ -22,9 +27,16 @@ import { ACCOUNTS, buildWorld } from './support/fork/world.ts'
 import type { ForkWorld } from './support/fork/world.ts'
 
 const KEY = 'f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0'
+/** The upstream's "key", in its URL's password and query: it must appear in full nowhere. */
+const SECRET = '5ec12e7c0ffee5ec12e7c0ffee5ec12e'
 let world: ForkWorld
+/** The fork's upstream URL, with the key. */
+let upstreamUrl: string
+/** What the online fork answered about the history, to ask the offline ones again. */
+const history: { method: string; params: unknown[]; answer: unknown }[] = []
+let referenceOutcome: Outcome
 let reference: RunningAnvil
-let server: RunningServer
+let server: RunningServer | undefined
 let cacheDir: string
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
@@ -43,7 +55,8 @@ beforeAll(async () => {
   world = await buildWorld()
   // --accounts 0: a forking Anvil otherwise tops its dev accounts up to 10,000 ETH (the double does not).
   reference = await startAnvil(['--fork-url', world.anvil.url, '--fork-block-number', String(world.forkBlock), '--accounts', '0'])
-  server = await forkServer({ url: world.anvil.url, block: Number(world.forkBlock) })
+  upstreamUrl = world.anvil.url.replace('http://', `http://user:${SECRET}@`) + `/?key=${SECRET}`
+  server = await forkServer({ url: upstreamUrl, block: Number(world.forkBlock) })
 }, 120_000)
 
 afterAll(async () => {
@@ -56,17 +69,18 @@ afterAll(async () => {
 describe.skipIf(anvilBinary() === undefined)('a fork of an Anvil upstream', () => {
   it('starts at the fork block: its head is the upstream block, hash and all', async () => {
     const upstream = await rpc(world.anvil.url, 'eth_getBlockByNumber', [`0x${world.forkBlock.toString(16)}`, false])
-    const head = await rpc(server.url!, 'eth_getBlockByNumber', ['latest', false])
+    const head = await rpc(server!.url!, 'eth_getBlockByNumber', ['latest', false])
     expect(head.result).toEqual(upstream.result)
-    expect((await rpc(server.url!, 'eth_blockNumber', [])).result).toBe(`0x${world.forkBlock.toString(16)}`)
-    expect((await rpc(server.url!, 'eth_chainId', [])).result).toBe('0x7a69')
+    expect((await rpc(server!.url!, 'eth_blockNumber', [])).result).toBe(`0x${world.forkBlock.toString(16)}`)
+    expect((await rpc(server!.url!, 'eth_chainId', [])).result).toBe('0x7a69')
   })
 
   it('answers the history below the fork block as the upstream does, and nothing after it', async () => {
     const at = (n: bigint) => `0x${n.toString(16)}`
     const same = async (method: string, params: unknown[]) => {
-      const [ours, theirs] = await Promise.all([rpc(server.url!, method, params), rpc(world.anvil.url, method, params)])
+      const [ours, theirs] = await Promise.all([rpc(server!.url!, method, params), rpc(world.anvil.url, method, params)])
       expect(ours, `${method} ${JSON.stringify(params)}`).toEqual(theirs)
+      history.push({ method, params, answer: ours })
       return ours.result
     }
     const receipt = (await same('eth_getTransactionReceipt', [world.before])) as { blockNumber: string }
@@ -80,19 +94,51 @@ describe.skipIf(anvilBinary() === undefined)('a fork of an Anvil upstream', () =
     const mid = (await rpc(world.anvil.url, 'eth_getBlockByNumber', [at(world.forkBlock - 5n), false])).result as { hash: string }
     await same('eth_getBlockByHash', [mid.hash, false])
     // The upstream went on after the fork block: none of that is the fork's.
-    expect((await rpc(server.url!, 'eth_getTransactionByHash', [world.after])).result).toBeNull()
-    expect((await rpc(server.url!, 'eth_getTransactionReceipt', [world.after])).result).toBeNull()
-    expect((await rpc(server.url!, 'eth_getBlockByNumber', [at(world.forkBlock + 1n), false])).result).toBeNull()
+    expect((await rpc(server!.url!, 'eth_getTransactionByHash', [world.after])).result).toBeNull()
+    expect((await rpc(server!.url!, 'eth_getTransactionReceipt', [world.after])).result).toBeNull()
+    expect((await rpc(server!.url!, 'eth_getBlockByNumber', [at(world.forkBlock + 1n), false])).result).toBeNull()
   })
 
   it('gives the same receipts, logs, balances and storage as anvil --fork-url for the same transactions', async () => {
-    const outcomes = await Promise.all([server.url!, reference.url].map((url) => sendAll(url)))
+    const outcomes = await Promise.all([server!.url!, reference.url].map((url) => sendAll(url)))
     const [ours, theirs] = outcomes as [Outcome, Outcome]
     expect(ours.receipts.length).toBe(6)
     expect(ours.receipts.map((r) => r.status)).toEqual(['success', 'success', 'success', 'success', 'success', 'reverted'])
     expect(ours.receipts.map(comparable)).toEqual(theirs.receipts.map(comparable))
     expect(ours.state).toEqual(theirs.state)
+    referenceOutcome = theirs
   }, 60_000)
+
+  it('restarts offline from its cache, and from a frozen fixture, with the same answers; a read it lacks fails naming it', async () => {
+    await server!.close()
+    server = undefined
+    await world.anvil.stop()
+    const label = redactUrl(upstreamUrl)
+    const cached = findForkCache(cacheDir, label, world.forkBlock)
+    expect(cached).toBeDefined()
+    const frozen = join(cacheDir, 'frozen')
+    const { reads, proofs } = await freezeFork(cached!.dir, frozen)
+    expect(reads).toBeGreaterThan(20)
+    expect(proofs).toBeGreaterThan(5)
+    const frozenConfig = parseConfig({ networks: { up: { fixture: frozen } }, keys: [{ key: KEY, networks: ['up'] }] }, process.cwd())
+    for (const start of [() => forkServer({ url: upstreamUrl, block: Number(world.forkBlock), offline: true }), () => startServer({ config: frozenConfig, port: 0 })]) {
+      server = await start()
+      for (const { method, params, answer } of history) expect(await rpc(server!.url!, method, params), method).toEqual(answer)
+      const again = await sendAll(server!.url!)
+      expect(again.receipts.map(comparable)).toEqual(referenceOutcome.receipts.map(comparable))
+      expect(again.state).toEqual(referenceOutcome.state)
+      const stranger = '0x00000000000000000000000000000000deadbeef'
+      const missing = await rpc(server!.url!, 'eth_getBalance', [stranger, 'latest'])
+      expect(missing.error?.code).toBe(-32000)
+      expect(missing.error?.message).toBe(`fork of ${label} at block ${world.forkBlock} is offline and its cache lacks account ${stranger} at block ${world.forkBlock} (eth_getProof)`)
+      await server!.close()
+      server = undefined
+    }
+    // The key is nowhere: not in the cache, not in the frozen fixture.
+    for (const dir of [cached!.dir, frozen]) {
+      for (const file of readdirSync(dir)) expect(readFileSync(join(dir, file), 'utf8'), file).not.toContain(SECRET.slice(0, 12))
+    }
+  }, 120_000)
 })
 
 interface Outcome {

@@ -21,7 +21,7 @@ function runBin(args: string[]): Promise<{ code: number; stdout: string; stderr:
 
 describe('parseCliArgs', () => {
   it('defaults to 127.0.0.1:8545', () => {
-    expect(parseCliArgs([])).toEqual({ port: 8545, host: '127.0.0.1', config: undefined, fixtures: {}, help: false, version: false })
+    expect(parseCliArgs([])).toEqual({ port: 8545, host: '127.0.0.1', config: undefined, fixtures: {}, forks: [], offline: false, help: false, version: false })
   })
 
   it('reads every flag; --fixture repeats', () => {
@@ -136,7 +136,7 @@ describe('docs/configuration.md, CLI', () => {
   const synopsis = /\n## CLI\n\n```\n([\s\S]*?)```/.exec(page)?.[1]?.trimEnd().split('\n') ?? []
 
   it('its synopsis names the options --help describes, and --help’s commands as written', () => {
-    expect(synopsis).toHaveLength(4)
+    expect(synopsis).toHaveLength(5)
     const [start, ...commands] = synopsis
     const documented = [...start!.matchAll(/\[(--[a-z-]+)/g)].map((m) => m[1]).sort()
     const described = [...USAGE.matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]).sort()

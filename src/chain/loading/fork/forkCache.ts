@@ -37,11 +37,14 @@ export class ForkJournal {
   readonly dir: string | undefined
   readonly #answers = new Map<string, unknown>()
 
-  /** A journal kept in `dir` (made if need be; what it holds is read back), or in memory only. */
-  constructor(dir: string | undefined) {
-    this.dir = dir
+  /**
+   * A journal kept in `dir` (made if need be; what it holds is read back), or in memory only;
+   * `readOnly`: what `dir` holds, nothing written there (a frozen fixture).
+   */
+  constructor(dir: string | undefined, opts: { readOnly?: boolean } = {}) {
+    this.dir = opts.readOnly === true ? undefined : dir
     if (dir === undefined) return
-    mkdirSync(dir, { recursive: true })
+    if (opts.readOnly !== true) mkdirSync(dir, { recursive: true })
     const file = join(dir, READS_FILE)
     if (!existsSync(file)) return
     for (const line of readFileSync(file, 'utf8').split('\n')) {

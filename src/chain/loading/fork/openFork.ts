@@ -23,6 +23,7 @@ import { defaultCacheDir } from '../verifiedCache.ts'
 import { findForkCache, forkCacheDir, ForkJournal, readManifest, writeManifest } from './forkCache.ts'
 import type { ForkManifest } from './forkCache.ts'
 import { ForkSource } from './forkSource.ts'
+import { checkForkProofs } from './freeze.ts'
 import { choseHardfork } from './forkRules.ts'
 import { redactUrl, Upstream, UpstreamError } from './upstream.ts'
 import type { UpstreamOptions } from './upstream.ts'
@@ -60,7 +61,9 @@ export async function openFork(settings: ForkSettings, opts: ForkLoadOptions): P
   if (settings.frozen !== undefined) {
     const manifest = readManifest(settings.frozen)
     if (manifest === undefined) throw new FixtureError(`fork ${opts.name}: ${settings.frozen} is not a frozen fork (no fork.json)`)
-    return forkChain(manifest, new ForkJournal(settings.frozen), undefined, settings, opts)
+    const journal = new ForkJournal(settings.frozen, { readOnly: true })
+    await checkForkProofs(manifest, journal.entries(), `fixture ${opts.name} (${settings.frozen})`)
+    return forkChain(manifest, journal, undefined, settings, opts)
   }
   if (settings.url === undefined) throw new FixtureError(`fork ${opts.name}: needs a url (or a frozen fixture)`)
   const label = redactUrl(settings.url)

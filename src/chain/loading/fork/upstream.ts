@@ -76,8 +76,12 @@ export class Upstream {
       throw new UpstreamError(`fork url: not a URL: ${redactUrl(opts.url)}`)
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UpstreamError(`fork url: expected an http(s) URL, got ${redactUrl(opts.url)}`)
-    this.#url = opts.url
-    this.#headers = opts.headers ?? {}
+    // fetch refuses a URL with credentials: they go in an Authorization header instead.
+    const auth = parsed.username !== '' || parsed.password !== '' ? `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString('base64')}` : undefined
+    parsed.username = ''
+    parsed.password = ''
+    this.#url = parsed.toString()
+    this.#headers = { ...(auth === undefined ? {} : { authorization: auth }), ...opts.headers }
     this.#attemptMs = opts.attemptTimeoutMs ?? 10_000
     this.#budgetMs = opts.budgetMs ?? 30_000
     this.#backoffMs = opts.backoffMs ?? 250
