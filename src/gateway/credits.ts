@@ -1,6 +1,6 @@
 /**
  * Credits: what each call costs (the real service's table, shared/reference/infura-behaviors.md
- * §4) and the ledger: the daily balance (reset at 00:00 UTC) and optional per-second throughput
+ * §4, kept in the default profile: ./profiles/) and the ledger: the daily balance (reset at 00:00 UTC) and optional per-second throughput
  * of each account (a key without one is its own: ./accounts.ts), and each key's own caps below
  * them. Crossing 75, 85 and 100% of a daily quota (the account's, or a key's own cap) is told to
  * `onAlert` once a day each.
@@ -10,75 +10,12 @@
  * are in flight.
  */
 import { DailyCreditsExceededError, KeyDailyLimitExceededError, KeyThroughputExceededError, ThroughputExceededError } from './errors.ts'
+import type { GatewayError } from './errors.ts'
 
-/** The real service's per-method prices; any other existing method costs `DEFAULT_COST`. */
-export const CREDIT_COSTS: Readonly<Record<string, number>> = Object.freeze({
-  // 5 credits
-  eth_chainId: 5,
-  net_version: 5,
-  eth_hashrate: 5,
-  eth_mining: 5,
-  eth_protocolVersion: 5,
-  eth_subscribe: 5,
-  eth_syncing: 5,
-  net_listening: 5,
-  // 10
-  eth_unsubscribe: 10,
-  // 80 (listed explicitly where the table names them; the default is 80 anyway)
-  eth_blockNumber: 80,
-  eth_call: 80,
-  eth_getStorageAt: 80,
-  eth_getBalance: 80,
-  eth_sendRawTransaction: 80,
-  eth_newFilter: 80,
-  eth_newBlockFilter: 80,
-  eth_uninstallFilter: 80,
-  eth_createAccessList: 80,
-  // a documented method without a listed price: the default
-  eth_newPendingTransactionFilter: 80,
-  // filters
-  eth_getFilterChanges: 140,
-  eth_getFilterLogs: 255,
-  eth_getLogs: 255,
-  // 150
-  eth_getTransactionByBlockNumberAndIndex: 150,
-  eth_getTransactionByBlockHashAndIndex: 150,
-  eth_getProof: 150,
-  eth_getBlockTransactionCountByHash: 150,
-  eth_getBlockTransactionCountByNumber: 150,
-  eth_getUncleByBlockHashAndIndex: 150,
-  eth_getUncleByBlockNumberAndIndex: 150,
-  eth_getUncleCountByBlockHash: 150,
-  eth_getUncleCountByBlockNumber: 150,
-  // 300
-  eth_estimateGas: 300,
-  eth_blobBaseFee: 300,
-  // 1000
-  eth_getBlockReceipts: 1000,
-})
-
-/** Price of an existing method not in the table (the service's fallback price). */
-export const DEFAULT_COST = 80
-/** A method that does not exist (metamask-docs PR #2472: 160, chosen over the 80 fallback). */
-export const UNKNOWN_METHOD_COST = 160
-/** A call answered with a request error (-32700 parse error, -32600 invalid request): "other 4xx errors cost 5 credits". */
-export const BAD_REQUEST_COST = 5
-/** The batch envelope itself ("including the batch call itself"; its price is not stated: the default 80 is a choice). */
-export const BATCH_ENVELOPE_COST = 80
-/** The free plan's daily balance. */
-export const DEFAULT_DAILY_CREDITS = 3_000_000
+export { BAD_REQUEST_COST, BATCH_ENVELOPE_COST, CREDIT_COSTS, DEFAULT_COST, DEFAULT_DAILY_CREDITS, INFURA_PRICING, UNKNOWN_METHOD_COST, methodCost } from './prices.ts'
 
 const DAY_MS = 86_400_000
 const SECOND_MS = 1_000
-
-/** Price of a call to an existing method, by name (prefix families `trace_`, `debug_` included). */
-export function methodCost(method: string): number {
-  const listed = CREDIT_COSTS[method]
-  if (listed !== undefined) return listed
-  if (method.startsWith('trace_')) return 300
-  if (method.startsWith('debug_')) return 1000
-  return DEFAULT_COST
-}
 
 /** Injected time source, in milliseconds since the Unix epoch (UTC). */
 export interface Clock {
@@ -127,6 +64,40 @@ export interface LedgerEntry {
   limitReached: boolean
   /** How many of `ALERT_LEVELS` were told today. */
   alerted: number
+  /** A rolling window's spending per second (`LedgerRules.windowSeconds` > 1), by `second % windowSeconds`. */
+  slots?: number[]
+  slotSeconds?: number[]
+}
+
+/**
+ * What a ledger meters by, besides each key's plan: the period of its quota and the window its
+ * throughput is averaged over, and the refusals (a provider profile's; the service's by default).
+ */
+export interface LedgerRules {
+  /** Seconds the throughput is averaged over: 1 is the current UTC second (a fixed window), more a rolling window of whole seconds. */
+  readonly windowSeconds: number
+  /** The quota's period: UTC days (reset at 00:00 UTC) or UTC calendar months. */
+  readonly period: 'day' | 'month'
+  readonly refuseQuota: () => GatewayError
+  readonly refuseThroughput: () => GatewayError
+}
+
+/** The service's: a fixed one-second window, daily balances, its 402 and 429 -33200. */
+export const SERVICE_LEDGER_RULES: LedgerRules = {
+  windowSeconds: 1,
+  period: 'day',
+  refuseQuota: () => new DailyCreditsExceededError(),
+  refuseThroughput: () => new ThroughputExceededError(),
+}
+
+/** An entry's copy, its rolling window's arrays copied too. */
+function copyEntry(e: Readonly<LedgerEntry>): LedgerEntry {
+  return e.slots === undefined ? { ...e } : { ...e, slots: [...e.slots], slotSeconds: [...e.slotSeconds!] }
+}
+
+function monthOf(now: number): number {
+  const date = new Date(now)
+  return date.getUTCFullYear() * 12 + date.getUTCMonth()
 }
 
 /**
@@ -137,17 +108,19 @@ export interface LedgerEntry {
  */
 export class CreditLedger {
   readonly #clock: Clock
+  readonly #rules: LedgerRules
   readonly #entries = new Map<string, LedgerEntry>()
   readonly #accounts = new Map<string, LedgerEntry>()
   /** Told when a daily quota crosses one of `ALERT_LEVELS` (set by the gateway). */
   onAlert: ((alert: QuotaAlert) => void) | undefined
 
-  constructor(clock: Clock = systemClock) {
+  constructor(clock: Clock = systemClock, rules: LedgerRules = SERVICE_LEDGER_RULES) {
     this.#clock = clock
+    this.#rules = rules
   }
 
   #entry(key: string, now: number, table = this.#entries): LedgerEntry {
-    const day = Math.floor(now / DAY_MS)
+    const day = this.#rules.period === 'day' ? Math.floor(now / DAY_MS) : monthOf(now)
     const second = Math.floor(now / SECOND_MS)
     let entry = table.get(key)
     if (!entry) {
@@ -162,9 +135,33 @@ export class CreditLedger {
     }
     if (entry.second !== second) {
       entry.second = second
-      entry.secondSpent = 0
+      entry.secondSpent = this.#rules.windowSeconds === 1 ? 0 : this.#windowSpent(entry, second)
     }
     return entry
+  }
+
+  /** A rolling window's spending: the seconds of the last `windowSeconds`, this one included. */
+  #windowSpent(entry: LedgerEntry, second: number): number {
+    const width = this.#rules.windowSeconds
+    entry.slots ??= new Array<number>(width).fill(0)
+    entry.slotSeconds ??= new Array<number>(width).fill(-Infinity)
+    let sum = 0
+    for (let i = 0; i < width; i++) if (entry.slotSeconds[i]! > second - width) sum += entry.slots[i]!
+    return sum
+  }
+
+  /** Adds `credits` to an entry's throughput (its rolling window's current second, when it has one). */
+  #spend(entry: LedgerEntry, credits: number): void {
+    entry.spent += credits
+    entry.secondSpent += credits
+    if (this.#rules.windowSeconds === 1) return
+    const slots = entry.slots!
+    const at = entry.second % this.#rules.windowSeconds
+    if (entry.slotSeconds![at] !== entry.second) {
+      entry.slotSeconds![at] = entry.second
+      slots[at] = 0
+    }
+    slots[at]! += credits
   }
 
   /** The entry holding the key's plan spending: its account's, or its own. */
@@ -201,7 +198,7 @@ export class CreditLedger {
     const poolName = account.account ?? account.key
     if (pool.spent + credits > account.dailyCredits) {
       this.#alertFull(pool, 'account', poolName, account.dailyCredits, now)
-      throw new DailyCreditsExceededError()
+      throw this.#rules.refuseQuota()
     }
     const limits = account.limits
     if (!event) {
@@ -211,14 +208,10 @@ export class CreditLedger {
       }
       if (limits?.creditsPerSecond !== undefined && own.secondSpent + credits > limits.creditsPerSecond) throw new KeyThroughputExceededError()
       const perSecond = account.creditsPerSecond
-      if (perSecond !== undefined && pool.secondSpent + credits > perSecond) throw new ThroughputExceededError()
+      if (perSecond !== undefined && pool.secondSpent + credits > perSecond * this.#rules.windowSeconds) throw this.#rules.refuseThroughput()
     }
-    pool.spent += credits
-    pool.secondSpent += credits
-    if (own !== pool) {
-      own.spent += credits
-      own.secondSpent += credits
-    }
+    this.#spend(pool, credits)
+    if (own !== pool) this.#spend(own, credits)
     if (this.onAlert === undefined) return
     this.#alert(pool, 'account', poolName, account.dailyCredits, now)
     if (limits?.dailyCredits !== undefined) this.#alert(own, 'key', account.key, limits.dailyCredits, now)
@@ -288,16 +281,16 @@ export class CreditLedger {
 
   /** A copy of every key's spending, for `restore`. */
   snapshot(): LedgerSnapshot {
-    const copy = (table: Map<string, LedgerEntry>) => new Map([...table].map(([key, e]) => [key, { ...e }]))
+    const copy = (table: Map<string, LedgerEntry>) => new Map([...table].map(([key, e]) => [key, copyEntry(e)]))
     return { entries: copy(this.#entries), accounts: copy(this.#accounts) }
   }
 
   /** Puts back the spending of a `snapshot` (keys charged since then are forgotten). */
   restore(snapshot: LedgerSnapshot): void {
     this.#entries.clear()
-    for (const [key, e] of snapshot.entries) this.#entries.set(key, { ...e })
+    for (const [key, e] of snapshot.entries) this.#entries.set(key, copyEntry(e))
     this.#accounts.clear()
-    for (const [name, e] of snapshot.accounts) this.#accounts.set(name, { ...e })
+    for (const [name, e] of snapshot.accounts) this.#accounts.set(name, copyEntry(e))
   }
 }
 

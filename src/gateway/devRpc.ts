@@ -12,6 +12,7 @@
  * gateway's: credits, keys and the request log are not part of them) and interval mining.
  */
 import type { Chain, ChainSnapshot } from '../chain/chain.ts'
+import { toHttpResponse } from './response.ts'
 import { DEV_METHODS } from '../rpc/devRegistry.ts'
 import { errorResponse, execute, isThenable } from '../rpc/dispatch.ts'
 import type { MaybePromise, ParsedMessage } from '../rpc/dispatch.ts'
@@ -117,6 +118,8 @@ export function createDevRpc(deps: DevRpcDeps): DevRpc {
     switch (plan.kind) {
       case 'answer':
         return answered(plan.payload)
+      case 'refused':
+        return toHttpResponse(plan.refusal)
       case 'single': {
         const { request, notification } = plan.message
         const response = callBackend(devRpcBackend, ctx, request, deps.logger)

@@ -11,10 +11,11 @@
  * - `rpc-limit`: JSON-RPC with `error.code` = HTTP status and the Infura `event`/`details` fields
  *   (402, 429), `application/json`.
  * - `empty`: no body (405).
+ * - `profile`: another provider's refusal, its body written by its profile (./profiles/refusal.ts).
  */
 import { RpcError } from '../rpc/errors.ts'
 
-export type ErrorBodyKind = 'text' | 'rpc-text' | 'rpc-limit' | 'empty'
+export type ErrorBodyKind = 'text' | 'rpc-text' | 'rpc-limit' | 'empty' | 'profile'
 
 /** JSON-RPC code the real service uses for key-settings refusals (`rejected due to project ID settings`). */
 export const PROJECT_SETTINGS_CODE = -32002

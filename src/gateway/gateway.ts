@@ -25,20 +25,12 @@
  * then the handshake; each message of an accepted connection takes steps 3 to 6 as a POST body
  * would, and is answered as frames.
  */
-import type { FilterLimits } from '../chain/filters/filterTable.ts'
 import { SYSTEM_CLOCK } from '../chain/clock.ts'
-import type { Chain } from '../chain/chain.ts'
-import { DEFAULT_EVM_TIMEOUT_MS, DEFAULT_SLICE_MS } from '../chain/vm/executionGuard.ts'
 import { isThenable } from '../rpc/dispatch.ts'
 import type { MaybePromise } from '../rpc/dispatch.ts'
-import type { RpcContext } from '../rpc/method.ts'
 import { defaultRpcBackend, silentLogger } from './backend.ts'
 import type { Logger, RpcBackend } from './backend.ts'
-import { parseAccounts } from './accounts.ts'
-import type { AccountConfigInput, AccountSettings } from './accounts.ts'
-import { ConfigError, DEFAULT_SERVICE_HOST, parseExcludeMethods, parseKeys, parseNetworkName, parseServiceHost } from './config.ts'
-import type { KeyConfigInput, KeySettings } from './config.ts'
-import { createControllableClock } from './clock.ts'
+import type { KeySettings } from './config.ts'
 import type { ControllableClock } from './clock.ts'
 import { createControl } from './control/control.ts'
 import { printMinedConsole } from './consoleOutput.ts'
@@ -46,74 +38,34 @@ import { createDevRpc } from './devRpc.ts'
 import { IntervalMining } from './intervalMining.ts'
 import type { GatewayControl } from './control/types.ts'
 import { decorate, gatewayFailure } from './cors.ts'
-import { CreditLedger, systemClock } from './credits.ts'
-import type { Clock, QuotaAlert } from './credits.ts'
+import { CreditLedger } from './credits.ts'
+import type { QuotaAlert } from './credits.ts'
 import { FaultAnswers } from './faultAnswers.ts'
 import { FaultBook } from './faults.ts'
 import { FilterScopes } from './filterScopes.ts'
 import { RequestPipeline } from './pipeline.ts'
 import { DEFAULT_BATCH_LIMIT } from './plan.ts'
 import type { GatewayRequest, Network } from './request.ts'
+import { settingsOf } from './settings.ts'
+import type { GatewayOptions } from './settings.ts'
 import { countedRequestLog } from './usage/counters.ts'
 import type { UsageCounters } from './usage/counters.ts'
 import { ControlEvents } from './usage/events.ts'
 import type { HttpResponse } from './response.ts'
-import { networkHost } from './rules/host.ts'
-import { parseSocketLimits } from './sockets/limits.ts'
+import type { ProfileSpec } from './profiles/profile.ts'
 import type { SocketLimits } from './sockets/limits.ts'
 import { createSocketSide } from './sockets/socketSide.ts'
 import type { UpgradeAnswer } from './sockets/socketSide.ts'
 import type { SocketSession } from './sockets/session.ts'
 
-// The vocabulary of `GatewayOptions`, named where the gateway is made.
+// The vocabulary of `GatewayOptions` (./settings.ts), named where the gateway is made.
 export { DEFAULT_BATCH_LIMIT, defaultRpcBackend, silentLogger }
-export type { Logger, RpcBackend }
-
-export interface GatewayOptions {
-  /** Chains by network name; each is served at `<name>-mainnet.<serviceHost>`. */
-  readonly networks: Readonly<Record<string, Chain>>
-  /** Keys in the config-file shape; validated here (a `ConfigError` names the field). */
-  readonly keys: readonly KeyConfigInput[]
-  /** Accounts by name (./accounts.ts): plans keys share with `account`. */
-  readonly accounts?: Readonly<Record<string, AccountConfigInput>>
-  /**
-   * Told when a daily quota (an account's, or a key's own cap) crosses 75, 85 or 100%, once a
-   * day each, as the service's alert emails; also written to the logger's `info` and the control
-   * event stream.
-   */
-  readonly onQuotaAlert?: (alert: QuotaAlert) => void
-  /** Default `localhost`. */
-  readonly serviceHost?: string
-  /**
-   * The base clock. Default: the system clock. The gateway's own clock (`gateway.clock`) runs on
-   * it, shifted by the controls (`control.setClock`); the ledger's 00:00 UTC follows that.
-   */
-  readonly clock?: Clock
-  readonly logger?: Logger
-  readonly rpc?: RpcBackend
-  readonly batchLimit?: number
-  /** The filters' bounds per key and network (default `FILTER_LIMITS`, src/chain/filters/filterTable.ts). */
-  readonly filterLimits?: Partial<FilterLimits>
-  /**
-   * How long the executions of one eth_call or eth_estimateGas may take, in ms (geth's
-   * `--rpc.evmtimeout`): past it, -32000 `execution aborted (timeout = 5s)`. 0: no limit.
-   * Default 5,000.
-   */
-  readonly evmTimeoutMs?: number
-  /** How long an execution runs before other requests get a turn, in ms; 0: never. Default 10. */
-  readonly evmSliceMs?: number
-  /** Bounds of WebSocket connections (./sockets/limits.ts); each defaults. */
-  readonly sockets?: Partial<SocketLimits>
-  /**
-   * Methods and families (`"debug_*"`) a network leaves out, by network name (config
-   * `networks.<name>.excludeMethods`, ./methodAvailability.ts): answered and charged as unknown
-   * methods. Default: every network serves every method.
-   */
-  readonly excludeMethods?: Readonly<Record<string, readonly string[]>>
-}
+export type { GatewayOptions, Logger, RpcBackend }
 
 export interface Gateway {
   readonly serviceHost: string
+  /** The provider profile whose rules it plays, checked. */
+  readonly profile: ProfileSpec
   /** The networks served (live: `control.fork` adds to it). */
   readonly networks: ReadonlyMap<string, Network>
   /** The keys now (a copy: `control` adds and changes keys). */
@@ -155,7 +107,7 @@ export interface Gateway {
    * and Host name them. Never throws.
    */
   logTransportAnswer(status: number, request?: Omit<GatewayRequest, 'body'>): void
-  /** Credits left today for a key (undefined for an unknown key). */
+  /** Credits (the profile's units) left in the key's period (undefined for an unknown key). */
   balance(key: string): number | undefined
   /**
    * Releases every request a fault is holding (timeouts, latency) as a dropped connection,
@@ -163,51 +115,6 @@ export interface Gateway {
    * waits on a closed server. New requests are still answered.
    */
   close(): void
-}
-
-/** The gateway's settings, checked, with their defaults. */
-interface Settings {
-  readonly serviceHost: string
-  readonly networks: Map<string, Network>
-  readonly keys: Map<string, KeySettings>
-  readonly accounts: Map<string, AccountSettings>
-  readonly clock: ControllableClock
-  readonly logger: Logger
-  readonly rpc: RpcBackend
-  readonly batchLimit: number
-  readonly execution: NonNullable<RpcContext['execution']>
-  readonly socketLimits: SocketLimits
-}
-
-function nonNegativeInteger(v: number, name: string): number {
-  if (!Number.isSafeInteger(v) || v < 0) throw new TypeError(`${name} must be an integer of at least 0 (ms), got ${v}`)
-  return v
-}
-
-/** Checks the options (a `ConfigError` or `TypeError` names the field) and fills in the defaults. */
-function settingsOf(options: GatewayOptions): Settings {
-  const serviceHost = parseServiceHost(options.serviceHost ?? DEFAULT_SERVICE_HOST)
-  const networks = new Map<string, Network>()
-  for (const [name, chain] of Object.entries(options.networks)) {
-    parseNetworkName(name, `networks.${name}`)
-    const excluded = options.excludeMethods?.[name]
-    const excludedMethods = excluded === undefined ? undefined : parseExcludeMethods(excluded, `excludeMethods.${name}`)
-    networks.set(name, { name, host: networkHost(name, serviceHost), chain, ...(excludedMethods ? { excludedMethods } : {}) })
-  }
-  for (const name of Object.keys(options.excludeMethods ?? {})) {
-    if (!networks.has(name)) throw new ConfigError(`excludeMethods.${name}: unknown network (served: ${[...networks.keys()].join(', ')})`)
-  }
-  const accounts = parseAccounts(options.accounts)
-  const keys = new Map(parseKeys(options.keys, networks.keys(), 'keys', accounts).map((k) => [k.key, k]))
-  const clock = createControllableClock(options.clock ?? systemClock)
-  const batchLimit = options.batchLimit ?? DEFAULT_BATCH_LIMIT
-  if (!Number.isSafeInteger(batchLimit) || batchLimit < 1) throw new TypeError(`batchLimit must be a positive integer, got ${batchLimit}`)
-  const execution = {
-    timeoutMs: nonNegativeInteger(options.evmTimeoutMs ?? DEFAULT_EVM_TIMEOUT_MS, 'evmTimeoutMs'),
-    sliceMs: nonNegativeInteger(options.evmSliceMs ?? DEFAULT_SLICE_MS, 'evmSliceMs'),
-  }
-  const socketLimits = parseSocketLimits(options.sockets)
-  return { serviceHost, networks, keys, accounts, clock, logger: options.logger ?? silentLogger, rpc: options.rpc ?? defaultRpcBackend, batchLimit, execution, socketLimits }
 }
 
 /** Tells a quota alert to the control event stream, the logger's `info` and the `onQuotaAlert` option. */
@@ -225,7 +132,7 @@ function alertTeller(logger: Logger, events: ControlEvents, onQuotaAlert: Gatewa
 
 export function createGateway(options: GatewayOptions): Gateway {
   const settings = settingsOf(options)
-  const { serviceHost, networks, keys, accounts, clock, logger, socketLimits } = settings
+  const { serviceHost, networks, keys, accounts, clock, logger, socketLimits, profile } = settings
   // Mined blocks take their timestamps from the gateway's clock, so `control.setClock` moves
   // block time too (a suite crossing midnight sees it in both credits and `block.timestamp`).
   // A chain given its own clock keeps it.
@@ -233,7 +140,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (chain.clock === SYSTEM_CLOCK) chain.setClock(clock)
   }
   const stopPrinting = printMinedConsole(networks.values(), logger)
-  const ledger = new CreditLedger(clock)
+  const ledger = new CreditLedger(clock, profile.ledgerRules)
   const events = new ControlEvents()
   ledger.onAlert = alertTeller(logger, events, options.onQuotaAlert)
   const faults = new FaultBook()
@@ -275,6 +182,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   return {
     serviceHost,
+    profile: profile.spec,
     networks,
     logger,
     filters: filterScopes,
@@ -317,7 +225,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     balance(key) {
       const settings = keys.get(key)
-      return settings === undefined ? undefined : ledger.balance(settings)
+      return settings === undefined ? undefined : ledger.balance(profile.accountOf?.(settings) ?? settings)
     },
   }
 }

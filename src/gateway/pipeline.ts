@@ -24,13 +24,15 @@ import type { CreditLedger } from './credits.ts'
 import { GatewayError, WebSocketHandshakeError } from './errors.ts'
 import type { FaultAnswers } from './faultAnswers.ts'
 import type { Fault, FaultBook } from './faults.ts'
+import type { CompiledProfile } from './profiles/compile.ts'
 import { loggedCalls, messageCalls, methodsOf, planBody, servedOn } from './plan.ts'
+import { runPlan } from './runPlan.ts'
 import type { Plan, Serves } from './plan.ts'
 import { header } from './request.ts'
 import type { CallRule, GatewayRequest, Network, RequestRule, RequestState } from './request.ts'
 import { loggedText } from './requestLog.ts'
-import type { CallDraft, LogDraft, LoggedCall, RequestLog, SocketLogInfo } from './requestLog.ts'
-import { droppedResponse, jsonRpcResponse, toHttpResponse } from './response.ts'
+import type { CallDraft, LogDraft, RequestLog, SocketLogInfo } from './requestLog.ts'
+import { droppedResponse, toHttpResponse } from './response.ts'
 import type { HttpResponse } from './response.ts'
 import {
   createContractAddressAllowlistRule,
@@ -43,7 +45,6 @@ import { createHostRule } from './rules/host.ts'
 import { createJwtRule } from './rules/jwt.ts'
 import type { JwtCheck } from './rules/jwt.ts'
 import { createNetworkAccessRule } from './rules/networkAccess.ts'
-import { createRouteRule } from './rules/route.ts'
 import { createSecretRule } from './rules/secret.ts'
 import type { MessageCalls } from './sockets/frames.ts'
 import { checkHandshake } from './sockets/handshake.ts'
@@ -74,8 +75,11 @@ export interface PipelineDeps {
   readonly filterScopes: FilterScopes
   readonly rpc: RpcBackend
   readonly logger: Logger
-  readonly batchLimit: number
+  /** The most calls of an HTTP batch and of a WebSocket message's. */
+  readonly batchLimits: { readonly http: number; readonly ws: number }
   readonly execution: RpcContext['execution']
+  /** The provider profile whose rules these are (the service's: infura). */
+  readonly profile: CompiledProfile
 }
 
 /** A rule's refusal as its answer; anything else thrown is a failure. */
@@ -84,34 +88,37 @@ function refused(err: unknown): HttpResponse {
   throw err
 }
 
-function outcomeOf(response: JsonRpcResponse): LoggedCall['outcome'] {
-  return 'error' in response ? response.error.code : 'ok'
-}
-
 export class RequestPipeline {
   readonly #deps: PipelineDeps
   readonly #requestRules: readonly RequestRule[]
-  readonly #callRules: readonly CallRule[] = [createMethodAllowlistRule(), createContractAddressAllowlistRule()]
+  #callRules: readonly CallRule[] = [createMethodAllowlistRule(), createContractAddressAllowlistRule()]
   /** After the request rules: a key's JWT, asynchronous when there is one to verify. */
   readonly checkJwt: JwtCheck
   /** What each network serves (its exclusions applied), made once per network. */
   readonly #serves = new WeakMap<Network, Serves>()
   readonly #onInternalError: RpcContext['onInternalError']
+  readonly #accountOf: CompiledProfile['accountOf']
+  /** A profile's refusal of a call as its JSON-RPC error (eth_getLogs' range: ./profiles/compile.ts). */
+  readonly #callRefusal: CompiledProfile['callRefusal']
   /** The log's time of the last request, kept for the next ones in the same millisecond. */
   #lastMs = NaN
   #lastIso = ''
 
   constructor(deps: PipelineDeps) {
     this.#deps = deps
+    const { profile } = deps
     this.#requestRules = [
-      createRouteRule(),
-      createHostRule({ serviceHost: deps.serviceHost, networks: deps.networks }),
-      createApiKeyRule({ keys: deps.keys }),
+      profile.routeRule(),
+      createHostRule({ serviceHost: deps.serviceHost, networks: deps.networks, hostOf: profile.networkHost }),
+      createApiKeyRule({ keys: deps.keys, refuse: profile.refuseKey }),
       createSecretRule(),
       createNetworkAccessRule(),
       createOriginAllowlistRule(),
       createUserAgentAllowlistRule(),
     ]
+    if (profile.rangeRule !== undefined) this.#callRules = [...this.#callRules, profile.rangeRule]
+    this.#callRefusal = profile.callRefusal
+    this.#accountOf = profile.accountOf
     this.checkJwt = createJwtRule(deps.clock)
     this.#onInternalError = (err, req) => deps.logger.error(`internal error in ${req.method}`, err)
   }
@@ -150,6 +157,8 @@ export class RequestPipeline {
     const network = state.network!
     // A method the network leaves out is answered as one the double does not serve.
     if (network.excludedMethods?.has(request.method)) return errorResponse(request.id, new MethodNotFoundError(request.method))
+    const refused = this.#callRefusal?.(network, request)
+    if (refused !== undefined) return refused
     const ctx = new CallContext(network, this.#deps.execution, this.#deps.filterScopes, state.key!.key, state.subscriptions, this.#onInternalError, call, this.#deps.logger)
     return callBackend(this.#deps.rpc, ctx, request, this.#deps.logger)
   }
@@ -168,9 +177,13 @@ export class RequestPipeline {
   }
 
   #answerBody(state: RequestState, body: Buffer | string, draft: Draft, stage: 'request' | 'message', signal: SignalSource, note: AnswerNote | undefined): MaybePromise<HttpResponse> {
-    const { batchLimit, faults } = this.#deps
-    const plan = planBody(body, batchLimit, this.#servesOn(state.network!))
+    const { batchLimits, faults, profile } = this.#deps
+    const plan = planBody(body, stage === 'message' ? batchLimits.ws : batchLimits.http, this.#servesOn(state.network!), profile.pricing, profile.refuseBatch)
     if (note !== undefined) note.calls = messageCalls(plan)
+    if (plan.kind === 'refused') {
+      if (note !== undefined) note.refusal = plan.refusal
+      return toHttpResponse(plan.refusal)
+    }
     draft.batch = plan.kind === 'batch'
     draft.calls = loggedCalls(plan)
     try {
@@ -203,46 +216,14 @@ export class RequestPipeline {
   /** The charge of the whole plan, in one synchronous step, then its calls. */
   #charged(plan: Plan, state: RequestState, draft: Draft, note: AnswerNote | undefined): MaybePromise<HttpResponse> {
     try {
-      this.#deps.ledger.charge(state.key!, plan.cost)
+      this.#deps.ledger.charge(this.#accountOf === undefined ? state.key! : this.#accountOf(state.key!), plan.cost)
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err
       if (note !== undefined) note.refusal = err
       return toHttpResponse(err, plan.id)
     }
     draft.credits = plan.cost
-    return this.#runPlan(plan, state, draft)
-  }
-
-  /** The calls of a charged plan, run (a batch's concurrently), answered in request order. */
-  #runPlan(plan: Plan, state: RequestState, draft: Draft): MaybePromise<HttpResponse> {
-    switch (plan.kind) {
-      case 'answer':
-        return jsonRpcResponse(plan.payload)
-      case 'single': {
-        const call = draft.calls[0] as CallDraft
-        const notification = plan.message.notification
-        const answer = this.#run(state, plan.message.request, call)
-        if (isThenable(answer)) {
-          return answer.then((response) => {
-            call.outcome = outcomeOf(response)
-            return jsonRpcResponse(notification ? undefined : response)
-          })
-        }
-        call.outcome = outcomeOf(answer)
-        return jsonRpcResponse(notification ? undefined : answer)
-      }
-      case 'batch':
-        return Promise.all(
-          plan.messages.map(async (m, i) => {
-            const response = m.ok ? await this.#run(state, m.request, draft.calls[i] as CallDraft) : errorResponse(m.id, m.error)
-            ;(draft.calls[i] as CallDraft).outcome = outcomeOf(response)
-            return m.ok && m.notification ? undefined : response
-          }),
-        ).then((responses) => {
-          const answered = responses.filter((r): r is JsonRpcResponse => r !== undefined)
-          return jsonRpcResponse(answered.length > 0 ? answered : undefined)
-        })
-    }
+    return runPlan(plan, draft, (request, call) => this.#run(state, request, call))
   }
 
   #answer(request: GatewayRequest, draft: Draft): MaybePromise<HttpResponse> {

@@ -13,7 +13,9 @@ import type { Network } from './request.ts'
 import { loggedCall } from './requestLog.ts'
 import type { CallDraft } from './requestLog.ts'
 import type { MessageCalls } from './sockets/frames.ts'
-import { BAD_REQUEST_COST, BATCH_ENVELOPE_COST, UNKNOWN_METHOD_COST, methodCost } from './credits.ts'
+import type { GatewayError } from './errors.ts'
+import { INFURA_PRICING } from './prices.ts'
+import type { Pricing } from './profiles/pricing.ts'
 
 /** geth's default `BatchRequestLimit`. */
 export const DEFAULT_BATCH_LIMIT = 1000
@@ -24,6 +26,8 @@ export type Plan =
   | { kind: 'single'; message: ParsedMessage & { ok: true }; cost: number; id: JsonRpcId }
   /** `costs`: each message's price, in order (`cost` is their sum and the envelope's). */
   | { kind: 'batch'; messages: ParsedMessage[]; costs: number[]; cost: number; id: null }
+  /** A batch over a profile's limit, refused as the provider refuses it (nothing runs). */
+  | { kind: 'refused'; refusal: GatewayError; calls: MessageCalls; cost: number; id: null }
 
 /** Whether the network a request is for serves a method (the RPC layer has it and the network does not leave it out). */
 export type Serves = (method: string) => boolean
@@ -34,18 +38,20 @@ export function servedOn(rpc: RpcBackend, network: Network | undefined): Serves 
   return excluded ? (method) => rpc.isSupportedMethod(method) && !excluded.has(method) : (method) => rpc.isSupportedMethod(method)
 }
 
-export function messageCost(message: ParsedMessage, serves: Serves): number {
-  if (!message.ok) return BAD_REQUEST_COST
-  return serves(message.request.method) ? methodCost(message.request.method) : UNKNOWN_METHOD_COST
+export function messageCost(message: ParsedMessage, serves: Serves, pricing: Pricing = INFURA_PRICING): number {
+  if (!message.ok) return pricing.badRequest
+  return serves(message.request.method) ? pricing.method(message.request.method) : pricing.unknownMethod
 }
 
 /**
- * Reads the body into a plan and its total cost, each message priced once here. Without `serves`
- * nothing is priced (the test endpoint charges nothing): every cost is 0. Pure and synchronous.
+ * Reads the body into a plan and its total cost, each message priced once here (by `pricing`,
+ * the service's by default). Without `serves` nothing is priced (the test endpoint charges
+ * nothing): every cost is 0. A batch over `batchLimit` is geth's `batch too large`, or
+ * `refuseBatch`'s refusal when a profile has one. Pure and synchronous.
  */
-export function planBody(body: Buffer | string, batchLimit: number, serves?: Serves): Plan {
+export function planBody(body: Buffer | string, batchLimit: number, serves?: Serves, pricing: Pricing = INFURA_PRICING, refuseBatch?: (limit: number) => GatewayError): Plan {
   const text = typeof body === 'string' ? body : body.toString()
-  const badRequest = serves === undefined ? 0 : BAD_REQUEST_COST
+  const badRequest = serves === undefined ? 0 : pricing.badRequest
   let json: unknown
   try {
     json = JSON.parse(text)
@@ -57,21 +63,25 @@ export function planBody(body: Buffer | string, batchLimit: number, serves?: Ser
     if (!message.ok) {
       return { kind: 'answer', payload: errorResponse(message.id, message.error), cost: badRequest, id: message.id }
     }
-    return { kind: 'single', message, cost: serves === undefined ? 0 : messageCost(message, serves), id: message.request.id }
+    return { kind: 'single', message, cost: serves === undefined ? 0 : messageCost(message, serves, pricing), id: message.request.id }
   }
   if (json.length === 0) {
     return { kind: 'answer', payload: errorResponse(null, new InvalidRequestError('empty batch')), cost: badRequest, id: null }
   }
   const rawIds = json.some((m: { id?: unknown } | null) => needsRawId(m?.id, text)) ? rawBatchIds(text) : []
   const messages = json.map((m, i) => parseMessage(m, rawIds[i]))
+  if (json.length > batchLimit && refuseBatch !== undefined) {
+    const ids = messages.map((m) => (m.ok ? (m.notification ? undefined : m.request.id) : m.id))
+    return { kind: 'refused', refusal: refuseBatch(batchLimit), calls: { batch: true, ids }, cost: 0, id: null }
+  }
   if (json.length > batchLimit) {
     // geth: one error in an array, with the id of the first call.
     const first = messages.find((m) => m.ok && !m.notification)
     const id = first?.ok ? first.request.id : null
     return { kind: 'answer', payload: [errorResponse(id, new InvalidRequestError('batch too large'))], cost: badRequest, id: null }
   }
-  const costs = serves === undefined ? messages.map(() => 0) : messages.map((m) => messageCost(m, serves))
-  const cost = serves === undefined ? 0 : costs.reduce((sum, c) => sum + c, BATCH_ENVELOPE_COST)
+  const costs = serves === undefined ? messages.map(() => 0) : messages.map((m) => messageCost(m, serves, pricing))
+  const cost = serves === undefined ? 0 : costs.reduce((sum, c) => sum + c, pricing.batchEnvelope)
   return { kind: 'batch', messages, costs, cost, id: null }
 }
 
@@ -79,6 +89,7 @@ export function planBody(body: Buffer | string, batchLimit: number, serves?: Ser
 export function loggedCalls(plan: Plan): CallDraft[] {
   switch (plan.kind) {
     case 'answer':
+    case 'refused':
       return []
     case 'single':
       return [loggedCall(plan.message.request.method, plan.message.request.params, plan.cost)]
@@ -92,6 +103,8 @@ export function messageCalls(plan: Plan): MessageCalls {
   switch (plan.kind) {
     case 'answer':
       return { batch: false, ids: [plan.id] }
+    case 'refused':
+      return plan.calls
     case 'single':
       return { batch: false, ids: [plan.message.notification ? undefined : plan.message.request.id] }
     case 'batch':
@@ -103,6 +116,7 @@ export function messageCalls(plan: Plan): MessageCalls {
 export function methodsOf(plan: Plan): string[] {
   switch (plan.kind) {
     case 'answer':
+    case 'refused':
       return []
     case 'single':
       return [plan.message.request.method]

@@ -6,6 +6,7 @@ import { idJson, serializeResponses } from '../rpc/rawJson.ts'
 import { InvalidRequestError, MethodNotFoundError, ParseError } from '../rpc/errors.ts'
 import type { JsonRpcId, JsonRpcResponse } from '../rpc/types.ts'
 import { DailyCreditsExceededError, GatewayError, LimitError, ThroughputExceededError } from './errors.ts'
+import type { ProfileRefusal } from './profiles/refusal.ts'
 
 export interface HttpResponse {
   status: number
@@ -91,6 +92,10 @@ export function toHttpResponse(err: GatewayError, id: JsonRpcId = null): HttpRes
     }
     case 'empty':
       return withBody(err.httpStatus, undefined, '', { ...err.headers })
+    case 'profile': {
+      const refusal = err as ProfileRefusal
+      return withBody(err.httpStatus, refusal.contentType, refusal.body(id))
+    }
   }
 }
 

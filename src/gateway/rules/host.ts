@@ -20,6 +20,8 @@ import type { Network, RequestRule } from '../request.ts'
 export interface HostRuleOptions {
   readonly serviceHost: string
   readonly networks: ReadonlyMap<string, Network>
+  /** A network's host under the serving profile (default `networkHost`: the service's). */
+  readonly hostOf?: (name: string, serviceHost: string) => string
 }
 
 /** `<name>-mainnet.<serviceHost>` */
@@ -45,12 +47,13 @@ export function defaultNetwork(networks: ReadonlyMap<string, Network>): Network 
 }
 
 export function createHostRule(options: HostRuleOptions): RequestRule {
+  const hostOf = options.hostOf ?? networkHost
   for (const [name, network] of options.networks) {
-    if (network.host !== networkHost(name, options.serviceHost)) {
+    if (network.host !== hostOf(name, options.serviceHost)) {
       throw new TypeError(`network ${name}: host ${network.host} does not match serviceHost ${options.serviceHost}`)
     }
   }
-  const suffix = `-mainnet.${options.serviceHost}`
+  const suffix = hostOf('', options.serviceHost)
   const under = `.${options.serviceHost}`
   return function host(state) {
     const name = hostName(state.request.host ?? '')

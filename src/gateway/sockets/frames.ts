@@ -9,6 +9,7 @@ import type { RpcErrorObject } from '../../rpc/errors.ts'
 import type { JsonRpcId } from '../../rpc/types.ts'
 import { LimitError } from '../errors.ts'
 import type { GatewayError } from '../errors.ts'
+import { ProfileRefusal } from '../profiles/refusal.ts'
 
 /** The calls of a message as answers address them. */
 export interface MessageCalls {
@@ -20,6 +21,7 @@ export interface MessageCalls {
 /** The error object a refusal has in its HTTP body (402/429 with `event` and `details`). */
 export function refusalErrorObject(err: GatewayError): RpcErrorObject & { event?: number; details?: string } {
   if (err instanceof LimitError) return { code: err.code, event: err.event, message: err.message, details: err.details }
+  if (err instanceof ProfileRefusal) return err.wsError
   return { code: err.code, message: err.message }
 }
 
