@@ -9,8 +9,9 @@
  * CommonJS script, `tsc --strict` with the tsconfig `tsc --init` writes and again without
  * skipLibCheck, a newcomer's path (the banner's plain URL with viem, ethers and cast and no
  * helper, the accounts and ABIs of gateway-double/fixtures), the installed command (serving,
- * and `gateway-double export` of a running server's network, served again), and the manual's
- * vitest recipe (a worker snapshotting and reverting its network) and jest recipe as written.
+ * and `gateway-double export` of a running server's network, served again, a contract's
+ * console.log printed), the manual's vitest recipe (a worker snapshotting and reverting its
+ * network) and jest recipe as written, and every TypeScript example of the shipped pages.
  * One pack and one install serve every check.
  */
 import { execFile, spawn } from 'node:child_process'
@@ -22,15 +23,21 @@ import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createPublicClient, createWalletClient, http } from 'viem'
+import type { Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { compileContracts } from '../../src/builder/compile.ts'
+import { ethereumAccounts } from '../../src/fixtures/index.ts'
 import { castBinary } from '../support/cast.ts'
 import { writeConsumerProject } from '../support/consumerProject.ts'
+import { SNIPPET_PAGES, snippetFile, snippetsOf } from '../support/docSnippets.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const HERE = fileURLToPath(new URL('./package/', import.meta.url))
 /** The manual's page with the test-runner recipes. */
 const RECIPES = readFileSync(join(ROOT, 'docs', 'test-runners.md'), 'utf8')
 /** What the project installs beside gateway-double, at this repository's versions. */
-const OTHERS = ['viem', 'ethers', 'typescript', '@types/node', 'vitest', 'jest']
+const OTHERS = ['viem', 'ethers', 'web3', 'typescript', '@types/node', 'vitest', 'jest']
 
 interface Run {
   code: number | null
@@ -278,6 +285,37 @@ describe('the packed package, installed in a fresh project', { timeout: 600_000 
     }
   })
 
+  it("the installed command prints a contract's console.log lines, as Anvil does", async () => {
+    const server = await startCommand(['--port', '0'])
+    try {
+      const source = join(work, 'Hello.sol')
+      writeFileSync(
+        source,
+        `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.0;
+contract Hello {
+    constructor() {
+        bytes memory payload = abi.encodeWithSignature("log(string,uint256)", "hello from the constructor, %d", 42);
+        address c = 0x000000000000000000636F6e736F6c652e6c6f67;
+        assembly { let r := staticcall(gas(), c, add(payload, 32), mload(payload), 0, 0) }
+    }
+}
+`,
+      )
+      const [compiled] = await compileContracts([{ source: 'Hello.sol', contractName: 'Hello', loc: { file: 'Hello.sol' } as never }], work)
+      const url = `http://127.0.0.1:${server.port}/v3/deadbeefdeadbeefdeadbeefdeadbeef`
+      const alice = privateKeyToAccount(ethereumAccounts.alice.privateKey as Hex)
+      const chain = { id: 1, name: 'ethereum', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } } as const
+      const wallet = createWalletClient({ account: alice, chain, transport: http(url) })
+      const client = createPublicClient({ chain, transport: http(url) })
+      const hash = await wallet.deployContract({ abi: [], bytecode: compiled!.bytecode as Hex, account: alice, chain })
+      expect((await client.waitForTransactionReceipt({ hash })).status).toBe('success')
+      expect(server.out()).toContain('\nhello from the constructor, 42\n')
+    } finally {
+      expect(await server.stop()).toEqual({ code: 0, stderr: '' })
+    }
+  })
+
   it('an ES module script: startServer, viem through localhostFetch, a revert decoded by viem', async () => {
     cpSync(join(HERE, 'esm.mjs'), join(dapp, 'esm.mjs'))
     const r = await run(process.execPath, ['esm.mjs'], dapp)
@@ -364,6 +402,28 @@ describe('the packed package, installed in a fresh project', { timeout: 600_000 
       expect(await rpc('eth_getBalance', [whale, 'latest'])).toMatchObject({ result: '0x2a' })
     } finally {
       expect(await second.stop()).toEqual({ code: 0, stderr: '' })
+    }
+  })
+
+  it("runs the shipped pages' TypeScript examples as a user copies them into the project, against the installed command", async () => {
+    const command = await startCommand(['--port', '0'])
+    try {
+      const tsx = join(ROOT, 'node_modules', '.bin', 'tsx')
+      const shipped = SNIPPET_PAGES.filter((page) => existsSync(join(installed, page.path)))
+      expect(shipped.length).toBeGreaterThan(4)
+      for (const page of shipped) {
+        for (const snippet of snippetsOf(page)) {
+          const file = join(dapp, snippetFile(snippet))
+          writeFileSync(file, snippet.code.replaceAll(':8545/', `:${command.port}/`))
+          // The repository's tsx only loads the file: its imports resolve from the project, so
+          // `gateway-double` is the installed package.
+          const r = await run(tsx, [file], dapp)
+          expect(r.code, `${snippet.name}\n${show(r)}`).toBe(0)
+          expect(r.stdout, snippet.name).toBe(snippet.output)
+        }
+      }
+    } finally {
+      await command.stop()
     }
   })
 
