@@ -1,7 +1,8 @@
 /**
  * The manual holds together: every relative link of README.md, the docs/ pages and the folders'
  * READMEs reaches a file that exists, and every `#anchor` a heading of the page it names (as
- * GitHub makes anchors); every docs page is linked from the README. The examples of the pages are
+ * GitHub makes anchors); every docs page is linked from the README (the contributors' pages the
+ * package leaves out, from CONTRIBUTING.md). The examples of the pages are
  * checked where they run: test/http/readme.test.ts (the README's curl examples, the worked example
  * of docs/fixtures-and-scenarios.md), test/gateway/config.test.ts (docs/configuration.md),
  * test/docs/websocket.test.ts (docs/websocket.md), test/docs/yourChain.test.ts (docs/your-chain.md),
@@ -18,7 +19,7 @@ import { describe, expect, it } from 'vitest'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 function markdownFiles(): string[] {
-  const out = ['README.md', 'fixtures/README.md']
+  const out = ['README.md', 'CONTRIBUTING.md', 'fixtures/README.md']
   for (const name of readdirSync(join(ROOT, 'docs')).sort()) if (name.endsWith('.md')) out.push(`docs/${name}`)
   const walk = (dir: string): void => {
     for (const name of readdirSync(join(ROOT, dir)).sort()) {
@@ -80,9 +81,12 @@ describe('the manual', () => {
     expect(broken).toEqual([])
   })
 
-  it('links every docs page from the README', () => {
-    const linked = new Set(links(readFileSync(join(ROOT, 'README.md'), 'utf8')).map((l) => l.split('#')[0]))
-    expect(files.filter((f) => f.startsWith('docs/') && !linked.has(f))).toEqual([])
+  it('links every docs page from the README, or the pages the package leaves out from CONTRIBUTING.md', () => {
+    const linkedFrom = (page: string) => new Set(links(readFileSync(join(ROOT, page), 'utf8')).map((l) => l.split('#')[0]))
+    const fromReadme = linkedFrom('README.md')
+    const fromContributing = linkedFrom('CONTRIBUTING.md')
+    const leftOut = new Set((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files.filter((f) => f.startsWith('!')).map((f) => f.slice(1)))
+    expect(files.filter((f) => f.startsWith('docs/') && !(leftOut.has(f) ? fromContributing : fromReadme).has(f))).toEqual([])
   })
 
   it('makes anchors as GitHub does', () => {
