@@ -19,6 +19,7 @@ import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { collectLines } from '../vm/consoleTap.ts'
 import { checkpointsOf, endGuard, ExecutionTimeout, guardFor, restoreVm } from '../vm/executionGuard.ts'
+import { ForkReadError } from '../vm/forkState.ts'
 import type { ExecutionBudget } from '../vm/executionGuard.ts'
 import { loadedVmLibraries } from '../vm/vmLibraries.ts'
 import { BlockCalls, callsAt } from './blockCalls.ts'
@@ -150,7 +151,8 @@ export class CallSession {
     if (this.#blobCredit > 0n) await coverBlobFee(calls.state, this.from, this.#blobCredit)
     calls.state.exemptFromEip3607(this.from)
     let failure: CallError | undefined
-    let timedOut: ExecutionTimeout | undefined
+    /** An execution cut short: its time ran out, or a forked state's upstream read failed (said as is). */
+    let timedOut: ExecutionTimeout | ForkReadError | undefined
     const detach = observe?.(vm, this.#block)
     try {
       const result = await loadedVmLibraries().vm.runTx(vm, {
@@ -174,7 +176,7 @@ export class CallSession {
       }
       return outcome
     } catch (err) {
-      if (err instanceof ExecutionTimeout) timedOut = err
+      if (err instanceof ExecutionTimeout || err instanceof ForkReadError) timedOut = err
       else failure = gethCallError(err, gasLimit, this.from.toString())
     } finally {
       detach?.()
