@@ -201,9 +201,9 @@ afterAll(async () => {
 
 // Each check runs installs' commands, servers and whole test runs in child processes: minutes on a loaded machine.
 describe('the packed package, installed in a fresh project', { timeout: 600_000 }, () => {
-  it('holds the build with declarations, the bin, the default config, fixtures and their sources, README, the manual and LICENSE: nothing else', () => {
+  it('holds the build with declarations, the bin, the default config, fixtures and their sources, README, the manual (with its screenshot) and LICENSE: nothing else', () => {
     const files = packed.files.map((f) => f.path).sort()
-    const allowed = /^(package\.json|README\.md|LICENSE|docs\/[\w-]+\.md|bin\/gateway-double\.js|config\/default\.json|fixtures\/README\.md|fixtures\/(ethereum|polygon|base)\/[\w.]+|fixtures\/sources\/([\w]+\.scenario\.json|contracts\/\w+\.sol|examples\/(contracts\/)?[\w.]+)|dist\/[\w/]+\.(js|d\.ts|cjs|d\.cts))$/
+    const allowed = /^(package\.json|README\.md|LICENSE|docs\/[\w-]+\.md|docs\/images\/[\w-]+\.png|bin\/gateway-double\.js|config\/default\.json|fixtures\/README\.md|fixtures\/(ethereum|polygon|base)\/[\w.]+|fixtures\/sources\/([\w]+\.scenario\.json|contracts\/\w+\.sol|examples\/(contracts\/)?[\w.]+)|dist\/[\w/]+\.(js|d\.ts|cjs|d\.cts))$/
     expect(files.filter((f) => !allowed.test(f))).toEqual([])
     for (const network of ['ethereum', 'polygon', 'base']) {
       expect(files).toEqual(expect.arrayContaining(['genesis.json', 'chain.rlp', 'accounts.json'].map((f) => `fixtures/${network}/${f}`)))
@@ -378,6 +378,29 @@ contract Hello {
     try {
       expect(await postJson(server.port, '/v3/deadbeefdeadbeefdeadbeefdeadbeef', ETH_BLOCK_NUMBER, 'ethereum-mainnet.localhost')).toEqual({ jsonrpc: '2.0', id: 1, result: '0x6' })
       expect(server.out()).toMatch(/polygon +137 +4 \(0x4\)/)
+    } finally {
+      expect(await server.stop()).toEqual({ code: 0, stderr: '' })
+    }
+  })
+
+  it('the installed command with --control serves the dashboard at /_double/, its chart library from the installed package (no CDN)', async () => {
+    const server = await startCommand(['--port', '0', '--control'])
+    try {
+      const get = async (path: string) => {
+        const res = await fetch(`http://127.0.0.1:${server.port}${path}`)
+        return { status: res.status, type: res.headers.get('content-type'), text: await res.text() }
+      }
+      const page = await get('/_double/')
+      expect(page).toMatchObject({ status: 200, type: expect.stringContaining('text/html') })
+      // Every script and stylesheet the page names is relative to the control endpoint: nothing from elsewhere.
+      const refs = [...page.text.matchAll(/<(?:script|link)[^>]*(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
+      expect(refs).toEqual(['data:,', 'dashboard/uPlot.min.css', 'dashboard/uPlot.iife.min.js'])
+      const script = await get('/_double/dashboard/uPlot.iife.min.js')
+      expect(script).toMatchObject({ status: 200, type: expect.stringContaining('javascript') })
+      expect(script.text).toBe(readFileSync(join(dapp, 'node_modules', 'uplot', 'dist', 'uPlot.iife.min.js'), 'utf8'))
+      expect((await get('/_double/dashboard/uPlot.min.css')).text).toBe(readFileSync(join(dapp, 'node_modules', 'uplot', 'dist', 'uPlot.min.css'), 'utf8'))
+      expect(await postJson(server.port, '/v3/deadbeefdeadbeefdeadbeefdeadbeef', ETH_BLOCK_NUMBER, 'ethereum-mainnet.localhost')).toEqual({ jsonrpc: '2.0', id: 1, result: '0x6' })
+      expect(JSON.parse((await get('/_double/usage?window=15m')).text)).toMatchObject({ totals: { requests: 1, credits: 80 }, topMethods: [{ method: 'eth_blockNumber', requests: 1 }] })
     } finally {
       expect(await server.stop()).toEqual({ code: 0, stderr: '' })
     }
