@@ -3,7 +3,7 @@
  * each ```ts block followed by a ```text block is run in its own process (tsx, from a folder of
  * its own, so that a path that works only in a clone fails; `gateway-double` as this repository's
  * entry point, `:8545` as the port of a server on the default fixtures) and must print that text.
- * The README's "Your first client" and "Reaching a network from Node", docs/controls-and-faults.md,
+ * The README's "Your first client", "Reaching a network from Node" and "What your tests spend", docs/controls-and-faults.md,
  * docs/outage.md, docs/sending-and-mining.md, docs/architecture.md's chain events and docs/test-runners.md's
  * library API and three clients (the list: ../support/docSnippets.ts). The files are written under
  * node_modules/.cache, so `viem`, `ethers` and `web3` resolve as in a project. test/e2e/package.test.ts

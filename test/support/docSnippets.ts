@@ -16,6 +16,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 export const SNIPPET_PAGES = [
   { path: 'README.md', section: 'Your first client: the plain URL', count: 2 },
   { path: 'README.md', section: 'Reaching a network from Node', count: 2 },
+  { path: 'README.md', section: 'What your tests spend: usage, budgets and the dashboard', count: 1 },
   { path: 'docs/controls-and-faults.md', count: 1 },
   { path: 'docs/outage.md', count: 1 },
   { path: 'docs/sending-and-mining.md', count: 1 },
