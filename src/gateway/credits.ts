@@ -125,6 +125,7 @@ export class CreditLedger {
     let entry = table.get(key)
     if (!entry) {
       entry = { day, spent: 0, second, secondSpent: 0, limitReached: false, alerted: 0 }
+      if (this.#rules.windowSeconds > 1) this.#windowSpent(entry, second)
       table.set(key, entry)
     }
     if (entry.day !== day) {

@@ -187,8 +187,10 @@ export class RequestPipeline {
     draft.batch = plan.kind === 'batch'
     draft.calls = loggedCalls(plan)
     try {
-      if (plan.kind === 'single') this.#applyCallRules(state, plan.message.request)
-      else if (plan.kind === 'batch') for (const call of plan.messages) if (call.ok) this.#applyCallRules(state, call.request)
+      if (plan.kind === 'single') {
+        this.#applyCallRules(state, plan.message.request)
+        this.#deps.profile.singleRangeRule?.(state, plan.message.request)
+      } else if (plan.kind === 'batch') for (const call of plan.messages) if (call.ok) this.#applyCallRules(state, call.request)
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err
       if (note !== undefined) note.refusal = err

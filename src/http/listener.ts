@@ -17,6 +17,8 @@ export interface ListenOptions {
   host: string
   /** The one network this port serves, whatever the Host (a network's own port). */
   network?: string | undefined
+  /** Every POST takes the fast lane, whatever its path (a provider profile's port: its paths are not `/v3/`). */
+  anyPath?: boolean
 }
 
 /** Listens on `port` and `host`; resolves once bound, with the server's graceful stop. */
@@ -27,7 +29,7 @@ export async function listenOn(gateway: Gateway, appFor: () => Promise<GatewayAp
     try {
       if (drainer.draining) drainer.mark(res)
       if (req.headers.host === undefined && req.httpVersion === '1.1') refuseWithoutHost(gateway, req, res)
-      else if (req.method === 'POST' && req.url?.startsWith('/v3/') === true) fastLane(req, res)
+      else if (req.method === 'POST' && (opts.anyPath === true || req.url?.startsWith('/v3/') === true)) fastLane(req, res)
       else
         appFor().then(
           (a) => a(req, res),

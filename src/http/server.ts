@@ -26,6 +26,8 @@ import type { Gateway, GatewayOptions, Logger, RpcBackend } from '../gateway/gat
 import type { GatewayApp } from './app.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
 import { assignNetworkPorts } from './networkPorts.ts'
+import { startProfileServers } from './profileServers.ts'
+import type { ProfileServeOption, ServedProfile } from './profileServers.ts'
 import type { NetworkPortsOption } from './networkPorts.ts'
 import { closeServer, listenOn } from './listener.ts'
 import { describeNetworks } from './servedNetworks.ts'
@@ -35,7 +37,7 @@ import type { Drainer } from './shutdown.ts'
 import { createWebSocketTransport } from './webSocketServer.ts'
 import type { SocketLimits } from '../gateway/sockets/limits.ts'
 
-export type { ServedNetwork }
+export type { ProfileServeOption, ServedNetwork, ServedProfile }
 
 export const DEFAULT_PORT = 8545
 export const DEFAULT_BIND_HOST = '127.0.0.1'
@@ -81,6 +83,11 @@ export interface StartServerOptions {
   readonly sockets?: Partial<SocketLimits>
   /** Loads a fixture folder or source file (`defaultLoadChain`: a source is built first). */
   readonly loadChain?: (folder: string, name: string) => Promise<Chain>
+  /**
+   * Other providers' rules beside the service's (src/gateway/profiles/, docs/providers.md): each
+   * profile a gateway of its own over the same chains, on its own port (default a free one).
+   */
+  readonly profiles?: readonly ProfileServeOption[]
 }
 
 export interface RunningServer {
@@ -116,6 +123,8 @@ export interface RunningServer {
   readonly control: GatewayControl
   /** `origin` + `/_double` when the HTTP control endpoint is served, else undefined. */
   readonly controlUrl: string | undefined
+  /** The `profiles` served, by name: each one's port, URLs and gateway (its ledger meters in its unit). */
+  readonly profiles: Readonly<Record<string, ServedProfile>>
   /**
    * `http://<network host>:<port>/v3/<key>` for any network served now (forks included);
    * default key: the first that has the network. Throws for an unknown network or no key.
@@ -175,11 +184,11 @@ function excludedMethodsOf(config: GatewayConfig, served: readonly string[]): Re
 }
 
 /** The gateway of a start: the config's (or the options') networks, keys and limits. */
-async function createServerGateway(opts: StartServerOptions): Promise<{ config: GatewayConfig; gateway: Gateway }> {
+async function createServerGateway(opts: StartServerOptions): Promise<{ config: GatewayConfig; gateway: Gateway; options: GatewayOptions }> {
   const given = typeof opts.config === 'string' ? loadConfigFile(opts.config) : (opts.config ?? loadConfigFile(DEFAULT_CONFIG_PATH))
   const config = opts.forks !== undefined || opts.offline === true ? withForks(given, opts.forks ?? [], opts.offline === true) : given
   const chains = opts.chains ?? (await loadNetworks(config, opts.loadChain, opts.logger))
-  const gateway = createGateway({
+  const options: GatewayOptions = {
     networks: chains,
     keys: opts.keys ?? config.keys,
     ...(opts.accounts ?? config.accounts ? { accounts: opts.accounts ?? config.accounts } : {}),
@@ -192,12 +201,12 @@ async function createServerGateway(opts: StartServerOptions): Promise<{ config: 
     ...(opts.evmSliceMs !== undefined ? { evmSliceMs: opts.evmSliceMs } : {}),
     ...(opts.sockets ? { sockets: opts.sockets } : {}),
     excludeMethods: excludedMethodsOf(config, Object.keys(chains)),
-  })
-  return { config, gateway }
+  }
+  return { config, gateway: createGateway(options), options }
 }
 
 export async function startServer(opts: StartServerOptions = {}): Promise<RunningServer> {
-  const { config, gateway } = await createServerGateway(opts)
+  const { config, gateway, options } = await createServerGateway(opts)
   let app: Promise<GatewayApp> | undefined
   const appFor = () =>
     (app ??= import('./app.ts').then(({ createApp }) =>
@@ -232,9 +241,16 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       throw new Error(`network ${name}: cannot listen on ${bindHost}:${ownPort} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
     }
   }
-  const port = (server.address() as AddressInfo).port
   const connectHost = bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost
   const connectOrigin = (p: number) => `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${p}`
+  // Each profile's gateway plays its provider over the same chains, on the gateway's clock.
+  const profiles = await startProfileServers(opts.profiles ?? [], (profile) => createGateway({ ...options, profile, clock: gateway.clock }), bindHost, connectOrigin).catch(async (err: unknown) => {
+    await Promise.all([server, ...lanes.values()].map(closeServer))
+    await webSockets.close()
+    gateway.close()
+    throw err
+  })
+  const port = (server.address() as AddressInfo).port
   const ownPorts = new Map([...lanes].map(([name, lane]) => [name, (lane.address() as AddressInfo).port]))
   const networks = describeNetworks(gateway, port, ownPorts, connectOrigin)
   /** `<host>:<port>/v3/<key>` of a network served now. */
@@ -264,18 +280,19 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     gateway,
     control: gateway.control,
     controlUrl: opts.control === true ? `${origin}${CONTROL_PREFIX}` : undefined,
+    profiles: Object.fromEntries(profiles.served.map((p) => [p.name, p])),
     urlFor: (name, key) => `http://${endpoint(name, key)}`,
     wsUrlFor: (name, key) => `ws://${endpoint(name, key).replace('/v3/', '/ws/v3/')}`,
     close: async () => {
       gateway.close()
       const closed = Promise.all([server, ...lanes.values()].map(closeServer))
-      await webSockets.close()
+      await Promise.all([webSockets.close(), profiles.close()])
       await closed
     },
     shutdown: async ({ graceMs = DEFAULT_SHUTDOWN_GRACE_MS } = {}) => {
       // WebSocket clients are told at once that the server is going away (1001).
       const sockets = webSockets.close()
-      await Promise.all([...drainers.values()].map((d) => d.drain(graceMs, () => gateway.close())))
+      await Promise.all([...[...drainers.values()].map((d) => d.drain(graceMs, () => gateway.close())), profiles.shutdown(graceMs)])
       await sockets
     },
   }

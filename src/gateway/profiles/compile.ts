@@ -37,7 +37,12 @@ export interface CompiledProfile {
   readonly refuseKey: () => GatewayError
   /** eth_getLogs' range refusal as a call rule: the whole request's answer (a status other than 200: QuickNode's 413). */
   readonly rangeRule: CallRule | undefined
-  /** eth_getLogs' range refusal as the call's JSON-RPC error (a status 200 refusal: Alchemy's). */
+  /**
+   * eth_getLogs' range refusal when it is a call's JSON-RPC error (a status 200 refusal:
+   * Alchemy's): a single call's is the whole answer (`singleRangeRule`, its exact body), a batch
+   * member's its error in the batch (`callRefusal`).
+   */
+  readonly singleRangeRule: CallRule | undefined
   readonly callRefusal: ((network: Network, request: JsonRpcRequest) => JsonRpcResponse | undefined) | undefined
   readonly batchLimits: { readonly http: number; readonly ws: number }
   /** A batch over the limit (`{limit}`), as the provider refuses it; undefined: geth's `batch too large`. */
@@ -90,6 +95,7 @@ export function compileProfile(spec: ProfileSpec): CompiledProfile {
     routeRule: () => (isDefault ? createRouteRule() : createProfileRouteRule(spec, refuseKey)),
     refuseKey,
     rangeRule: rangeCheck !== undefined && rangeRefusal!.status !== 200 ? rangeRuleOf(rangeCheck) : undefined,
+    singleRangeRule: rangeCheck !== undefined && rangeRefusal!.status === 200 ? rangeRuleOf(rangeCheck) : undefined,
     callRefusal: rangeCheck !== undefined && rangeRefusal!.status === 200 ? callRefusalOf(rangeCheck) : undefined,
     batchLimits: spec.batch,
     refuseBatch: spec.refusals.batchTooLarge === undefined ? undefined : (limit) => new ProfileRefusal(spec.refusals.batchTooLarge!, { limit: String(limit) }),
