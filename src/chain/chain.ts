@@ -128,6 +128,12 @@ export class Chain extends ChainReads {
     return this.#miner.clockSeconds()
   }
 
+  /** The next block as the miner would make it now: geth's `pending` block context for calls. */
+  nextBlock(): { number: bigint; timestamp: bigint; gasLimit: bigint; baseFee: bigint | undefined } {
+    const m = this.#miner
+    return { number: this.head.number + 1n, timestamp: m.nextTimestamp(), gasLimit: m.nextGasLimit(), baseFee: m.nextBaseFee() }
+  }
+
   /** What the next blocks' headers take besides their parent (mining/settings.ts). */
   get miningSettings(): MiningSettingsState {
     return this.#miner.settings

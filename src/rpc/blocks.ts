@@ -1,6 +1,7 @@
 /** The block a state-reading method reads, with geth's errors for one it cannot find (code -32000). */
 import type { Chain } from '../chain/chain.ts'
 import type { BlockRecord, BlockSelector } from '../chain/blocks/types.ts'
+import type { BlockOverrides } from '../chain/execution/overrides.ts'
 import { ServerError } from './errors.ts'
 
 export class HeaderNotFoundError extends ServerError {
@@ -21,4 +22,17 @@ export function stateRecord(chain: Chain, selector: BlockSelector): BlockRecord 
   if (record) return record
   if (selector.kind === 'hash') throw new ServerError('header for hash not found')
   throw new HeaderNotFoundError()
+}
+
+/**
+ * The block context of a call at `pending`, as geth's pending block gives it: the next block's
+ * number, timestamp (as the miner would give it on the gateway's clock now), gas limit and base
+ * fee, over the head's state; the call's own block overrides win. Other selectors keep `block`.
+ */
+export function pendingContext(chain: Chain, selector: BlockSelector, block: BlockOverrides | undefined): BlockOverrides | undefined {
+  if (selector.kind !== 'tag' || selector.tag !== 'pending') return block
+  const next = chain.nextBlock()
+  const context: BlockOverrides = { number: next.number, time: next.timestamp, gasLimit: next.gasLimit }
+  if (next.baseFee !== undefined) context.baseFeePerGas = next.baseFee
+  return { ...context, ...block }
 }

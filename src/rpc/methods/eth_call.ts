@@ -10,7 +10,7 @@ import { optional } from '../params.ts'
 import { blockOverridesParam, stateOverrideParam } from '../overrides.ts'
 import { blockNumberOrHash } from '../validators.ts'
 import { GAS_CAP_MULTIPLIER } from './eth_estimateGas.ts'
-import { LATEST, stateRecord } from '../blocks.ts'
+import { LATEST, pendingContext, stateRecord } from '../blocks.ts'
 
 /**
  * Executes a call on the state of a block (default `latest`) and returns what it returned. Its
@@ -36,7 +36,8 @@ export const eth_call = defineMethod({
     const { chain, execution } = ctx
     const record = stateRecord(chain, selector)
     const gasCap = chain.head.block.header.gasLimit * GAS_CAP_MULTIPLIER
-    const overrides = state === undefined && block === undefined ? undefined : { state, block }
+    const context = pendingContext(chain, selector, block)
+    const overrides = state === undefined && context === undefined ? undefined : { state, block: context }
     let outcome
     try {
       const result = await runCall(chain, record, args, gasCap, overrides, executionBudget(execution))

@@ -9,7 +9,7 @@ import { ExecutionTimeout } from '../../chain/vm/executionGuard.ts'
 import { vmLibraries } from '../../chain/vm/vmLibraries.ts'
 import { keccak256 } from '../../encoding/keccak.ts'
 import { toQuantity } from '../../encoding/hex.ts'
-import { LATEST, stateRecord } from '../blocks.ts'
+import { LATEST, pendingContext, stateRecord } from '../blocks.ts'
 import { callObject } from '../callObject.ts'
 import { ServerError } from '../errors.ts'
 import { withFeeDefaults } from '../feeDefaults.ts'
@@ -35,7 +35,8 @@ export const eth_createAccessList = defineMethod({
   params: [callObject, optional(blockNumberOrHash, LATEST), stateOverrideParam],
   async run([callArgs, selector, state], { chain, execution }) {
     const record = stateRecord(chain, selector)
-    const overrides = state === undefined ? undefined : { state }
+    const block = pendingContext(chain, selector, undefined)
+    const overrides = state === undefined && block === undefined ? undefined : { state, block }
     let args = withFeeDefaults(chain, record, callArgs)
     if (args.nonce === undefined) {
       const from = (args.from ?? `0x${'00'.repeat(20)}`).toLowerCase()

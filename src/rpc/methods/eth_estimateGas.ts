@@ -5,7 +5,7 @@ import { OverrideError } from '../../chain/execution/overrides.ts'
 import { ExecutionTimeout } from '../../chain/vm/executionGuard.ts'
 import { toData, toQuantity } from '../../encoding/hex.ts'
 import { revertMessage } from '../../encoding/revert.ts'
-import { LATEST, stateRecord } from '../blocks.ts'
+import { LATEST, pendingContext, stateRecord } from '../blocks.ts'
 import { callObject } from '../callObject.ts'
 import { ExecutionRevertedError, ServerError } from '../errors.ts'
 import { defineMethod, executionBudget } from '../method.ts'
@@ -28,10 +28,11 @@ export const eth_estimateGas = defineMethod({
   async run([args, selector, state, block], { chain, execution }) {
     const resolved: BlockSelector = selector.kind === 'tag' && selector.tag === 'safe' ? { kind: 'tag', tag: 'finalized' } : selector
     const record = stateRecord(chain, resolved)
+    const context = pendingContext(chain, selector, block)
     try {
       const { gas } = await estimateGas(chain, record, args, {
         gasCap: chain.head.block.header.gasLimit * GAS_CAP_MULTIPLIER,
-        overrides: state === undefined && block === undefined ? undefined : { state, block },
+        overrides: state === undefined && context === undefined ? undefined : { state, block: context },
         budget: executionBudget(execution),
       })
       return toQuantity(gas)
