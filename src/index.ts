@@ -14,7 +14,9 @@ export { startServer, loadNetworks, DEFAULT_PORT, DEFAULT_BIND_HOST } from './ht
 export async function freezeFork(from: string, out: string): Promise<{ reads: number; proofs: number }> {
   return (await import('./chain/loading/fork/freeze.ts')).freezeFork(from, out)
 }
-export type { RunningServer, ServedNetwork, StartServerOptions } from './http/server.ts'
+export type { ProfileServeOption, RunningServer, ServedNetwork, ServedProfile, StartServerOptions } from './http/server.ts'
+export { PROFILE_NAMES } from './gateway/profiles/profile.ts'
+export type { ProfileInput, ProfileSpec } from './gateway/profiles/profile.ts'
 export { createNodeHandler, MAX_BODY_BYTES } from './http/nodeHandler.ts'
 export { localhostAgent, localhostFetch, localhostLookup, isLocalhostName } from './http/client.ts'
 export { LocalhostWebSocket } from './http/localhostWebSocket.ts'

@@ -19,6 +19,7 @@ export const SNIPPET_PAGES = [
   { path: 'README.md', section: 'What your tests spend: usage, budgets and the dashboard', count: 1 },
   { path: 'docs/controls-and-faults.md', count: 1 },
   { path: 'docs/outage.md', count: 1 },
+  { path: 'docs/providers.md', count: 1 },
   { path: 'docs/sending-and-mining.md', count: 1 },
   { path: 'docs/architecture.md', section: 'Following a chain: its events', count: 1 },
   { path: 'docs/test-runners.md', section: 'Library API (for test runners)', count: 1 },
