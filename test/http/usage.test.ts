@@ -152,6 +152,36 @@ describe('measureCredits', () => {
   })
 })
 
+describe('the dashboard page and the routes index', () => {
+  it('GET /_double/ is the page (its assets relative, a link to the index); /_double redirects to it; /_double/routes lists every control route', async () => {
+    const page = await fetch(`${server.controlUrl}/`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+    const html = await page.text()
+    expect(html).toContain('<a href="routes">control routes</a>')
+    expect(html).toContain('<script src="dashboard/uPlot.iife.min.js"></script>')
+    const bare = await fetch(server.controlUrl!, { redirect: 'manual' })
+    expect([bare.status, bare.headers.get('location')]).toEqual([301, '/_double/'])
+    const index = await fetch(`${server.controlUrl}/routes`)
+    expect(index.status).toBe(200)
+    const { routes } = (await index.json()) as { routes: { method: string; path: string }[] }
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        { method: 'POST', path: '/_double/rpc/:network' },
+        { method: 'POST', path: '/_double/snapshots' },
+        { method: 'GET', path: '/_double/usage' },
+        { method: 'GET', path: '/_double/events' },
+        { method: 'GET', path: '/_double/routes' },
+        { method: 'GET', path: '/_double/' },
+      ]),
+    )
+    // Each listed GET without a parameter answers (none is a 404).
+    for (const r of routes.filter((r) => r.method === 'GET' && !r.path.includes(':') && r.path !== '/_double/events')) {
+      expect((await fetch(`${server.controlUrl!.replace(/\/_double$/, '')}${r.path}`)).status, r.path).toBe(200)
+    }
+  })
+})
+
 describe('the counters', () => {
   it('stay bounded whatever clients send: new series past the limit count as (other)', () => {
     const counters = new UsageCounters({ maxSeries: 50, maxCells: 500 })

@@ -36,7 +36,7 @@ export function dashboardPage(): string {
 <header><h1>gateway-double</h1>
 <label>window <select id="window"><option value="15m">15 min</option><option value="1h">1 h</option><option value="24h" selected>24 h</option><option value="7d">7 d</option><option value="30d">30 d</option><option value="today">today (UTC)</option></select></label>
 <label>key <select id="key"><option value="">all keys</option></select></label>
-<span id="error"></span></header>
+<a href="routes">control routes</a> <span id="error"></span></header>
 <div class="cards">
 <div class="card">requests<b id="requests">-</b></div>
 <div class="card">credits<b id="credits">-</b></div>

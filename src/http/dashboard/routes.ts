@@ -1,11 +1,13 @@
 /**
  * The dashboard's routes under the control prefix: the page at `/_double/` (`/_double` redirects
- * there, so the page's relative URLs resolve), and uPlot's script and stylesheet read once from
- * the installed `uplot` package (a dependency: nothing comes from a CDN).
+ * there, so the page's relative URLs resolve), uPlot's script and stylesheet read once from
+ * the installed `uplot` package (a dependency: nothing comes from a CDN), and `/_double/routes`,
+ * the index of the control routes (method and path of each, read from the router itself).
  */
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Router } from 'express'
+import { CONTROL_PREFIX } from '../controlPrefix.ts'
 import { UPLOT_CSS, UPLOT_JS, dashboardPage } from './page.ts'
 
 const require = createRequire(import.meta.url)
@@ -18,7 +20,20 @@ function uplotFiles(): { js: string; css: string } {
   })
 }
 
+/** The routes `router` answers, in the order they were added (the page, the assets and the index included). */
+function routeIndex(router: Router): { method: string; path: string }[] {
+  const index: { method: string; path: string }[] = []
+  for (const layer of router.stack as { route?: { path: string; methods: Record<string, boolean> } }[]) {
+    if (layer.route === undefined) continue
+    for (const method of Object.keys(layer.route.methods)) index.push({ method: method.toUpperCase(), path: `${CONTROL_PREFIX}${layer.route.path}`.replace('//', '/') })
+  }
+  return index
+}
+
 export function dashboardRoutes(router: Router): void {
+  router.get('/routes', (_req, res) => {
+    res.json({ routes: routeIndex(router) })
+  })
   router.get('/', (req, res) => {
     if (!req.originalUrl.split('?', 1)[0]!.endsWith('/')) {
       res.redirect(301, `${req.baseUrl}/`)
