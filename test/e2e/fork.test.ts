@@ -5,14 +5,16 @@
  * block. The same transactions sent to both (swaps, a transfer that empties a balance, liquidity,
  * a contract creation, a revert) give the same receipts, logs, balances and storage; reads of the
  * history below the fork block answer as the upstream does; the upstream's blocks and transactions
- * after the fork block are none of the fork's. Then, the upstream stopped, the fork restarts
+ * after the fork block are none of the fork's. viem's test client works on the fork's test endpoint
+ * (anvil_metadata's forkedNetwork, snapshots, state edits, mining, impersonation, anvil_setRpcUrl,
+ * anvil_reset with forking). Then, the upstream stopped, the fork restarts
  * offline from its cache and from the fixture `freezeFork` made of it, and answers the same; a
  * read neither holds fails with the documented error; the upstream URL's key is in neither.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther } from 'viem'
+import { createPublicClient, createTestClient, createWalletClient, encodeFunctionData, http, parseEther, publicActions, walletActions } from 'viem'
 import type { Address, Hash, PublicClient, TransactionReceipt } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { findForkCache } from '../../src/chain/loading/fork/forkCache.ts'
@@ -108,6 +110,34 @@ describe.skipIf(anvilBinary() === undefined)('a fork of an Anvil upstream', () =
     expect(ours.state).toEqual(theirs.state)
     referenceOutcome = theirs
   }, 60_000)
+
+  it('serves viem’s test client on its test endpoint: metadata, snapshots, state edits, mining, impersonation, reset', async () => {
+    const test = createTestClient({ mode: 'anvil', chain: anvilChain(31337, server!.url!), cacheTime: 0, transport: http(`${server!.controlUrl}/rpc/up`) })
+      .extend(publicActions)
+      .extend(walletActions)
+    const forkHash = ((await rpc(world.anvil.url, 'eth_getBlockByNumber', [`0x${world.forkBlock.toString(16)}`, false])).result as { hash: string }).hash
+    const metadata = (await test.request({ method: 'anvil_metadata' as never })) as { forkedNetwork: unknown }
+    expect(metadata.forkedNetwork).toEqual({ chainId: 31337, forkBlockNumber: Number(world.forkBlock), forkBlockHash: forkHash })
+    const head = await test.getBlockNumber()
+    const id = await test.snapshot()
+    const stranger = '0x0000000000000000000000000000000000c0ffee'
+    await test.setBalance({ address: stranger, value: parseEther('1') })
+    await test.mine({ blocks: 3 })
+    expect(await test.getBalance({ address: stranger })).toBe(parseEther('1'))
+    expect(await test.getBlockNumber()).toBe(head + 3n)
+    const [, a1, , a3] = ACCOUNTS.map((a) => a.address) as [Address, Address, Address, Address]
+    await test.impersonateAccount({ address: a3 })
+    const hash = await test.sendTransaction({ account: a3, to: world.token1, data: encodeFunctionData({ abi: world.tokenAbi, functionName: 'transfer', args: [a1, 1n] }), chain: null })
+    expect((await test.waitForTransactionReceipt({ hash, pollingInterval: 20 })).status).toBe('success')
+    await test.revert({ id })
+    expect(await test.getBalance({ address: stranger })).toBe(0n)
+    expect(await test.getBlockNumber()).toBe(head)
+    // anvil_setRpcUrl and anvil_reset with forking: the same node and block; another block needs a restart.
+    expect(await test.request({ method: 'anvil_setRpcUrl' as never, params: [world.anvil.url] as never })).toBeNull()
+    await test.reset({ jsonRpcUrl: upstreamUrl, blockNumber: world.forkBlock })
+    expect(await test.getBlockNumber()).toBe(world.forkBlock)
+    await expect(test.reset({ jsonRpcUrl: upstreamUrl, blockNumber: world.forkBlock - 1n })).rejects.toThrow(/forks at block \d+; forking at block \d+ needs a restart/)
+  })
 
   it('restarts offline from its cache, and from a frozen fixture, with the same answers; a read it lacks fails naming it', async () => {
     await server!.close()

@@ -55,6 +55,8 @@ export interface ForkOrigin {
   history(method: string, params: readonly unknown[]): Promise<unknown>
   /** Upstream requests sent so far (retries included). */
   readonly requests: number
+  /** Reads from another upstream URL from now on (Anvil's `anvil_setRpcUrl`); what was read stays kept. */
+  setUrl(url: string): void
 }
 
 /**

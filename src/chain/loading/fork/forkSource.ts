@@ -33,15 +33,18 @@ export class ForkSource implements ForkReads, ForkOrigin {
   readonly hash: string
   readonly chainId: bigint
   readonly upstream: string
-  readonly #client: Upstream | undefined
+  #client: Upstream | undefined
+  /** Makes the client of another URL (the same headers and retry settings). */
+  readonly #connect: ((url: string) => Upstream) | undefined
   readonly #journal: ForkJournal
   readonly #inFlight = new Map<string, Promise<unknown>>()
   readonly #tag: string
   /** False once the upstream refused `eth_getProof`. */
   #proofs = true
 
-  constructor(opts: { client: Upstream | undefined; journal: ForkJournal; block: bigint; hash: string; chainId: bigint; upstream: string }) {
+  constructor(opts: { client: Upstream | undefined; journal: ForkJournal; block: bigint; hash: string; chainId: bigint; upstream: string; connect?: (url: string) => Upstream }) {
     this.#client = opts.client
+    this.#connect = opts.connect
     this.#journal = opts.journal
     this.block = opts.block
     this.hash = opts.hash
@@ -52,6 +55,11 @@ export class ForkSource implements ForkReads, ForkOrigin {
 
   get offline(): boolean {
     return this.#client === undefined
+  }
+
+  setUrl(url: string): void {
+    if (this.#connect === undefined) throw new ForkReadError(`fork of ${this.upstream} is a frozen fixture: it has no upstream to change`)
+    this.#client = this.#connect(url)
   }
 
   get requests(): number {

@@ -124,7 +124,8 @@ async function forkChain(manifest: ForkManifest, journal: ForkJournal, client: U
   if (bytesToHex(header.hash()) !== manifest.hash) Object.defineProperty(header, 'hash', { value: () => hash })
   const block = new Block(header, [], [], header.withdrawalsRoot === undefined ? undefined : [], { common })
   const record = recordOf(block, [], [])
-  const source = new ForkSource({ client, journal, block: number, hash: manifest.hash, chainId, upstream: manifest.upstream })
+  const connect = settings.frozen === undefined ? (url: string) => new Upstream({ ...opts.upstream, url, ...(settings.headers ? { headers: settings.headers } : {}) }) : undefined
+  const source = new ForkSource({ client, journal, block: number, hash: manifest.hash, chainId, upstream: manifest.upstream, ...(connect ? { connect } : {}) })
   const trie = () => new ForkTrie({ db: TrieDatabase.over(new Map()), valueEncoding: ValueEncoding.Bytes, useKeyHashing: true, common })
   return Chain.open({
     name: opts.name,
