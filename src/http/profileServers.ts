@@ -48,12 +48,13 @@ function pathOf(template: string, network: string, key: string): string {
   return template.replaceAll('{network}', network).replaceAll('{key}', key)
 }
 
-/** Starts each profile's gateway (`makeGateway`) on its port; on a failure, closes those started and throws. */
+/** Starts each profile's gateway (`makeGateway`) on its port (its `/_double/` controls with `control`); on a failure, closes those started and throws. */
 export async function startProfileServers(
   options: readonly ProfileServeOption[],
   makeGateway: (profile: ProfileInput) => Gateway,
   bindHost: string,
   connectOrigin: (port: number) => string,
+  control = false,
 ): Promise<ProfileServers> {
   const started: { server: Server; drainer: Drainer; gateway: Gateway; sockets: ReturnType<typeof createWebSocketTransport> }[] = []
   const closeAll = async () => {
@@ -63,7 +64,8 @@ export async function startProfileServers(
   const served: ServedProfile[] = []
   for (const option of options) {
     const gateway = makeGateway(option.profile)
-    const app = createApp({ gateway })
+    // With `control`, each profile's port serves its own controls, usage API and dashboard, in its unit.
+    const app = createApp({ gateway, control })
     try {
       const { server, drainer } = await listenOn(gateway, async () => app, { port: option.port ?? 0, host: bindHost, anyPath: true })
       const sockets = createWebSocketTransport(gateway)

@@ -9,6 +9,7 @@ import { getLogsRetryHelper } from '@ponder/utils'
 import { createPublicClient, fallback, http, numberToHex } from 'viem'
 import type { Hex, RpcError } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
 import type { Chain } from '../../src/chain/chain.ts'
 import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
 import { startServer } from '../../src/http/server.ts'
@@ -31,6 +32,7 @@ beforeAll(async () => {
     keys: [{ key: DEV_KEY, networks: ['ethereum'] }],
     port: 0,
     clock,
+    control: true,
     profiles: [
       { profile: { extends: 'alchemy', throughput: { perSecond: 10, windowSeconds: 10, per: 'account' } } },
       { profile: { extends: 'quicknode', getLogs: { ...narrow('distance'), methods: ['eth_getLogs', 'eth_newFilter'] } } },
@@ -101,9 +103,30 @@ describe('several profiles at once, one chain', () => {
     expect(server.gateway.balance(DEV_KEY)).toBe(0)
     server.gateway.ledger.setBalance(key, 3_000_000)
   })
+
+  it("counts each profile's usage in its unit, on its own port's usage API", async () => {
+    t += 60_000
+    const totals = async (origin: string) => ((await (await fetch(`${origin}/_double/usage/totals`)).json()) as { credits: number }).credits
+    const before = [await totals(server.origin), await totals(profile('alchemy').origin), await totals(profile('quicknode').origin)]
+    const eth = call('eth_call', [{ to: '0x0000000000000000000000000000000000000001', data: '0x' }, 'latest'])
+    for (const url of [server.url!, profile('alchemy').url!, profile('quicknode').url!]) await post(url, eth)
+    const after = [await totals(server.origin), await totals(profile('alchemy').origin), await totals(profile('quicknode').origin)]
+    expect(after.map((n, i) => n - before[i]!)).toEqual([80, 26, 20])
+  })
 })
 
 describe('refusals, in each provider shape', () => {
+  it("Alchemy over WebSocket: a batch over 20 gets each call the provider's error", async () => {
+    const socket = new WebSocket(profile('alchemy').wsUrl!)
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject))
+    const answer = new Promise<string>((resolve) => socket.once('message', (data) => resolve(String(data))))
+    socket.send(JSON.stringify(Array.from({ length: 21 }, (_, i) => call('eth_chainId', [], i))))
+    const answers = JSON.parse(await answer) as { id: number; error: unknown }[]
+    socket.close()
+    expect(answers).toHaveLength(21)
+    expect(answers[20]).toEqual({ jsonrpc: '2.0', id: 20, error: { code: -32600, message: 'Batch size is too large. Max batch size is 20.' } })
+  })
+
   it('Alchemy: 401 for an unknown key, 429 past its rolling 10-second bucket, as HTTP bodies', async () => {
     const bad = await post(`${profile('alchemy').origin}/v2/nope`, call('eth_blockNumber'))
     expect(bad).toEqual({ status: 401, type: 'application/json', text: '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Must be authenticated!"}}' })
@@ -156,6 +179,7 @@ describe('refusals, in each provider shape', () => {
     expect(bad.type).toBe('text/plain; charset=utf-8')
     expect(bad.text).toMatch(/^message: API key not found, trace_id: [0-9a-f]{32}$/)
   })
+
 
   it("dRPC's free tier: filter methods are not served, batches are of 3 at most", async () => {
     const filter = await post(profile('drpc-free').url!, call('eth_newBlockFilter'))
