@@ -3,7 +3,8 @@
  * or nothing on demand: reads are retried with backoff (at least three attempts, `retry-after`
  * honoured); a read that still fails is a -32000 error on the request that needed it, through the
  * wire, never a crash and never kept (the next request reads again and gets the answer); the
- * URL's key appears in no message and no cached file.
+ * URL's key appears in no message and no cached file. An upstream that does not answer at all
+ * at start, with a cache of the fork, is waited for briefly and the cache serves.
  */
 import { createServer } from 'node:http'
 import type { Server } from 'node:http'
@@ -11,6 +12,7 @@ import type { AddressInfo } from 'node:net'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createAddressFromString } from '@ethereumjs/util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openFork } from '../../src/chain/loading/fork/openFork.ts'
 import { Upstream, UpstreamError } from '../../src/chain/loading/fork/upstream.ts'
@@ -85,7 +87,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   upstream.closeAllConnections()
-  await new Promise((resolve) => upstream.close(resolve))
+  if (upstream.listening) await new Promise((resolve) => upstream.close(resolve))
   rmSync(cacheDir, { recursive: true, force: true })
 })
 
@@ -138,5 +140,15 @@ describe('a faulty fork upstream', () => {
     } finally {
       await server.close()
     }
+  })
+
+  it('starts from its cache when the upstream does not answer at all, as offline', async () => {
+    upstream.closeAllConnections()
+    await new Promise((resolve) => upstream.close(resolve))
+    const chain = await openFork({ url, block: 1n }, { name: 'up', cache: cacheDir, upstream: quick })
+    expect(chain.upstream?.offline).toBe(true)
+    expect(chain.head.hash).toBe(HEADER.hash)
+    const state = await chain.stateAt(chain.head)
+    expect((await state.getAccount(createAddressFromString(ALICE)))?.balance).toBe(42n)
   })
 })

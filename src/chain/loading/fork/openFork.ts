@@ -76,12 +76,15 @@ export async function openFork(settings: ForkSettings, opts: ForkLoadOptions): P
   }
   if (settings.offline === true) return offline()
   const client = new Upstream({ ...opts.upstream, url: settings.url, ...(settings.headers ? { headers: settings.headers } : {}) })
+  // With a cache to fall back on, a node that does not answer at start is not waited for long.
+  const cached = cacheDir !== undefined && findForkCache(cacheDir, label, settings.block) !== undefined
+  const probe = cached ? new Upstream({ ...opts.upstream, url: settings.url, ...(settings.headers ? { headers: settings.headers } : {}), budgetMs: Math.min(opts.upstream?.budgetMs ?? 3_000, 3_000) }) : client
   let chainId: string
   try {
-    chainId = await client.call<string>('eth_chainId', [])
+    chainId = await probe.call<string>('eth_chainId', [])
   } catch (err) {
     // The upstream is down: a cache of this fork serves alone, as offline.
-    if (err instanceof UpstreamError && cacheDir !== undefined && findForkCache(cacheDir, label, settings.block) !== undefined) return offline()
+    if (err instanceof UpstreamError && cached) return offline()
     throw new FixtureError(`fork ${opts.name}: ${(err as Error).message}`)
   }
   const block = settings.block ?? BigInt(await client.call<string>('eth_blockNumber', []))
