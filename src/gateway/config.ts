@@ -13,7 +13,8 @@
  *              "allowlists": { "origins": [], "userAgents": [], "contractAddresses": [], "methods": [],
  *                              "secretBypass": false } },
  *            { "key": "...", "networks": ["ethereum"], "account": "team",
- *              "limits": { "dailyCredits": 100000, "creditsPerSecond": 100 } }] }
+ *              "limits": { "dailyCredits": 100000, "creditsPerSecond": 100 } }],
+ *   "profiles": [{ "profile": "alchemy", "port": 8546 }] }
  * ```
  *
  * Relative fixture folders are resolved from the config file's folder. Validation fails with a
@@ -28,6 +29,8 @@ import type { AccountConfigInput } from './accounts.ts'
 import { parseKeys } from './keyConfig.ts'
 import type { KeyConfigInput } from './keyConfig.ts'
 import { compileMethodExclusions } from './methodAvailability.ts'
+import { parseProfileServes } from './profiles/profile.ts'
+import type { ProfileInput, ProfileServe } from './profiles/profile.ts'
 import { parseForkSettings, parseForkSpec } from './forkConfig.ts'
 import type { ForkNetworkSettings } from './forkConfig.ts'
 
@@ -55,12 +58,15 @@ export interface GatewayConfig {
   readonly accounts?: Readonly<Record<string, AccountConfigInput>>
   /** `evmTimeout` in ms, when the file sets it. */
   readonly evmTimeoutMs?: number
+  /** Other providers served beside the gateway, each on its port (./profiles/), when the file has any. */
+  readonly profiles?: readonly ProfileServe[]
 }
 
 export interface GatewayConfigInput {
   serviceHost?: string
   /** geth's `--rpc.evmtimeout` as a duration: `"5s"`, `"1500ms"`, `"1m"`, `"0"` (no limit). */
   evmTimeout?: string
+  profiles?: { profile: ProfileInput; port?: number }[]
   networks: Record<string, { fixture?: string; fork?: unknown; port?: number; excludeMethods?: string[] }>
   accounts?: Record<string, AccountConfigInput>
   keys: KeyConfigInput[]
@@ -107,7 +113,7 @@ export function parseExcludeMethods(v: unknown, where: string): ReturnType<typeo
 /** Validates a parsed config file; relative fixture folders are resolved from `baseDir`. */
 export function parseConfig(input: unknown, baseDir: string): GatewayConfig {
   const obj = expectRecord(input, 'config')
-  onlyFields(obj, ['serviceHost', 'networks', 'accounts', 'keys', 'evmTimeout'], 'config')
+  onlyFields(obj, ['serviceHost', 'networks', 'accounts', 'keys', 'evmTimeout', 'profiles'], 'config')
   const serviceHost = parseServiceHost(obj.serviceHost)
   const evmTimeoutMs = obj.evmTimeout === undefined ? undefined : parseDuration(obj.evmTimeout, 'evmTimeout')
   const rawNetworks = expectRecord(obj.networks, 'networks')
@@ -136,7 +142,8 @@ export function parseConfig(input: unknown, baseDir: string): GatewayConfig {
   parseKeys(obj.keys, Object.keys(networks), 'keys', parseAccounts(obj.accounts))
   const keys = structuredClone(obj.keys as KeyConfigInput[])
   const accounts = obj.accounts === undefined ? {} : { accounts: structuredClone(obj.accounts as Record<string, AccountConfigInput>) }
-  return { serviceHost, networks, keys, ...accounts, ...(evmTimeoutMs === undefined ? {} : { evmTimeoutMs }) }
+  const profiles = obj.profiles === undefined ? {} : { profiles: parseProfileServes(obj.profiles, 'profiles') }
+  return { serviceHost, networks, keys, ...accounts, ...(evmTimeoutMs === undefined ? {} : { evmTimeoutMs }), ...profiles }
 }
 
 /** The longest time limit a duration may set: a day (longer is no limit in practice; use 0). */

@@ -86,7 +86,8 @@ export interface StartServerOptions {
   /**
    * Other providers' rules beside the service's (src/gateway/profiles/, docs/providers.md): each
    * profile a gateway of its own over the same chains, on its own port (default a free one),
-   * with `control` its own `/_double/` (usage and dashboard in the profile's unit).
+   * with `control` its own `/_double/` (usage and dashboard in the profile's unit). Default: the
+   * config's `profiles`.
    */
   readonly profiles?: readonly ProfileServeOption[]
 }
@@ -245,7 +246,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   const connectHost = bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost
   const connectOrigin = (p: number) => `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${p}`
   // Each profile's gateway plays its provider over the same chains, on the gateway's clock.
-  const profiles = await startProfileServers(opts.profiles ?? [], (profile) => createGateway({ ...options, profile, clock: gateway.clock }), bindHost, connectOrigin, opts.control === true).catch(async (err: unknown) => {
+  const profiles = await startProfileServers(opts.profiles ?? config.profiles ?? [], (profile) => createGateway({ ...options, profile, clock: gateway.clock }), bindHost, connectOrigin, opts.control === true).catch(async (err: unknown) => {
     await Promise.all([server, ...lanes.values()].map(closeServer))
     await webSockets.close()
     gateway.close()

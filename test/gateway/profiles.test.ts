@@ -1,6 +1,6 @@
 /** Provider profiles as data: checked as the config is (errors name the field), the default profile is the service's table. */
 import { describe, expect, it } from 'vitest'
-import { ConfigError } from '../../src/gateway/config.ts'
+import { ConfigError, parseConfig } from '../../src/gateway/config.ts'
 import { CREDIT_COSTS, methodCost } from '../../src/gateway/credits.ts'
 import { PROFILE_NAMES, builtinProfile, parseProfile, resolveProfile } from '../../src/gateway/profiles/profile.ts'
 
@@ -45,5 +45,20 @@ describe('provider profiles', () => {
     expect(narrow.getLogs).toEqual({ maxBlockRange: 5, measure: 'distance', methods: ['eth_getLogs'] })
     expect(narrow.prices).toEqual(builtinProfile('quicknode').prices)
     expect(parseProfile(JSON.parse(JSON.stringify(builtinProfile('alchemy'))))).toEqual(builtinProfile('alchemy'))
+  })
+
+  it('is served from a config file\'s profiles, each checked', () => {
+    const base = { networks: { ethereum: { fixture: 'eth' } }, keys: [{ key: 'k', networks: ['ethereum'] }] }
+    expect(parseConfig({ ...base, profiles: [{ profile: 'alchemy', port: 8546 }, { profile: { extends: 'public' } }] }, '/cfg').profiles).toEqual([{ profile: 'alchemy', port: 8546 }, { profile: { extends: 'public' } }])
+    const configError = (profiles: unknown) => {
+      try {
+        parseConfig({ ...base, profiles }, '/cfg')
+      } catch (err) {
+        return (err as Error).message
+      }
+      return 'no error'
+    }
+    expect(configError([{ profile: 'alchemy', port: 70000 }])).toBe('profiles[0].port: must be a TCP port (0 for a free one), got 70000')
+    expect(configError([{ profile: { extends: 'alchemy', batch: { http: 0, ws: 20 } } }])).toBe('profiles[0].profile.batch.http: must be a positive integer, got 0')
   })
 })

@@ -182,3 +182,21 @@ export function resolveProfile(input: ProfileInput | undefined, where = 'profile
   if (base === undefined) return parseProfile(fields, where)
   return parseProfile({ ...builtinProfile(expectString(base, `${where}.extends`)), ...fields }, where)
 }
+
+/** A profile to serve beside the gateway (config `profiles`, `startServer`'s): the profile and its port (0 or none: a free one). */
+export interface ProfileServe {
+  readonly profile: ProfileInput
+  readonly port?: number
+}
+
+/** Checks a config's `profiles`: each entry's profile resolved (errors name the field), its port a TCP port. */
+export function parseProfileServes(v: unknown, where: string): ProfileServe[] {
+  if (!Array.isArray(v)) fail(where, `must be an array of { profile, port }, got ${describe(v)}`)
+  return v.map((entry, i) => {
+    const e = expectRecord(entry, `${where}[${i}]`)
+    onlyFields(e, ['profile', 'port'], `${where}[${i}]`)
+    resolveProfile(e.profile as ProfileInput, `${where}[${i}].profile`)
+    if (e.port !== undefined && (typeof e.port !== 'number' || !Number.isSafeInteger(e.port) || e.port < 0 || e.port > 65535)) fail(`${where}[${i}].port`, `must be a TCP port (0 for a free one), got ${describe(e.port)}`)
+    return { profile: structuredClone(e.profile) as ProfileInput, ...(e.port === undefined ? {} : { port: e.port as number }) }
+  })
+}
