@@ -10,6 +10,7 @@
 import type { ErrorRequestHandler, Express } from 'express'
 import { createGateway, silentLogger } from '../gateway/gateway.ts'
 import type { Gateway, GatewayOptions } from '../gateway/gateway.ts'
+import type { ControlAccess } from './controlGuard.ts'
 import { CONTROL_PREFIX, createControlRouter } from './controlRoutes.ts'
 import { loadExpress } from './express.ts'
 import { answerFailure, createNodeHandler } from './nodeHandler.ts'
@@ -17,6 +18,8 @@ import { answerFailure, createNodeHandler } from './nodeHandler.ts'
 export interface AppOptions {
   /** Serve the HTTP control endpoint under `/_double/`. Default false. */
   readonly control?: boolean
+  /** Who may call the controls besides loopback pages of the double's own (./controlGuard.ts). */
+  readonly controlAccess?: ControlAccess
 }
 
 /** What the app serves: `GatewayOptions` (networks, keys, serviceHost, clock, logger, rpc, batchLimit), plus `control`. */
@@ -33,7 +36,7 @@ export function createApp(deps: AppDeps | ({ gateway: Gateway; logger?: GatewayO
   const app = express()
   app.disable('x-powered-by')
   app.disable('etag')
-  if (deps.control === true) app.use(CONTROL_PREFIX, createControlRouter(gateway.control, deps.logger ?? silentLogger))
+  if (deps.control === true) app.use(CONTROL_PREFIX, createControlRouter(gateway.control, deps.logger ?? silentLogger, { ...deps.controlAccess, serviceHost: gateway.serviceHost }))
   const listener = createNodeHandler(gateway)
   app.use((req, res) => listener(req, res))
   // Nothing above passes an error on; should anything, it is answered as the gateway's own 500

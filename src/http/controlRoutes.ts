@@ -4,7 +4,8 @@
  * under `/_double/`, never under the gateway's `/v3/`. Mounted by `createApp` only when asked
  * (`control: true`); otherwise `/_double/...` answers like any unknown path.
  *
- * Bodies are JSON (any content type is read as JSON; an empty body is `{}`). Errors answer
+ * Requests from other origins' pages, for other hosts, or with bodies that are not
+ * `application/json` are refused first (./controlGuard.ts). Bodies are JSON (an empty body is `{}`). Errors answer
  * `{"error":{"message":"..."}}`: 400 when a field is wrong (the message names it), 404 for an
  * unknown network, key, snapshot, fault or route, 501 when the chain lacks the feature.
  *
@@ -18,6 +19,8 @@ import type { GatewayControl } from '../gateway/control/types.ts'
 import type { Logger } from '../gateway/gateway.ts'
 import { silentLogger } from '../gateway/gateway.ts'
 
+import { controlGuard } from './controlGuard.ts'
+import type { ControlAccess } from './controlGuard.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
 import { dashboardRoutes } from './dashboard/routes.ts'
 import { loadExpress } from './express.ts'
@@ -48,9 +51,10 @@ function param(req: Request, name: string): string {
 /** The test endpoint's body limit: a state dump (`anvil_loadState`) can be large. */
 export const DEV_RPC_BODY_LIMIT = 32 * 1024 * 1024
 
-export function createControlRouter(control: GatewayControl, logger: Logger = silentLogger): Router {
+export function createControlRouter(control: GatewayControl, logger: Logger = silentLogger, access: ControlAccess & { serviceHost?: string } = {}): Router {
   const express = loadExpress()
   const router = express.Router()
+  router.use(controlGuard(access.serviceHost ?? 'localhost', access))
   // The test endpoint reads its body raw: JSON-RPC parse errors are its own answers.
   router.post('/rpc/:network', express.raw({ type: () => true, limit: DEV_RPC_BODY_LIMIT }), async (req, res) => {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)

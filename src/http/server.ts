@@ -24,6 +24,7 @@ import type { GatewayControl } from '../gateway/control/types.ts'
 import { createGateway } from '../gateway/gateway.ts'
 import type { Gateway, GatewayOptions, Logger, RpcBackend } from '../gateway/gateway.ts'
 import type { GatewayApp } from './app.ts'
+import type { ControlAccess } from './controlGuard.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
 import { assignNetworkPorts } from './networkPorts.ts'
 import { startProfileServers } from './profileServers.ts'
@@ -79,6 +80,8 @@ export interface StartServerOptions {
   readonly evmSliceMs?: number
   /** Serve the HTTP control endpoint under `/_double/` (the CLI's `--control`). Default false. */
   readonly control?: boolean
+  /** Origins and host names allowed to call the controls besides the double's own (./controlGuard.ts). */
+  readonly controlAccess?: ControlAccess
   /** Bounds of WebSocket connections (message size, subscriptions, send buffer, idle time, pings). */
   readonly sockets?: Partial<SocketLimits>
   /** Loads a fixture folder or source file (`defaultLoadChain`: a source is built first). */
@@ -212,7 +215,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   let app: Promise<GatewayApp> | undefined
   const appFor = () =>
     (app ??= import('./app.ts').then(({ createApp }) =>
-      createApp({ gateway, control: opts.control === true, ...(opts.logger ? { logger: opts.logger } : {}) }),
+      createApp({ gateway, control: opts.control === true, ...(opts.controlAccess ? { controlAccess: opts.controlAccess } : {}), ...(opts.logger ? { logger: opts.logger } : {}) }),
     ))
   const bindHost = opts.host ?? DEFAULT_BIND_HOST
   /** Each listening server's graceful stop (./shutdown.ts). */

@@ -101,7 +101,7 @@ describe.skipIf(anvilBinary() === undefined)('Anvil state dumps as networks', ()
   }
 
   it('the double’s anvil_dumpState starts an Anvil (--load-state, the JSON un-gzipped) that answers the same', async () => {
-    const res = await fetch(`${server!.controlUrl}/rpc/rpc`, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_dumpState', params: [] }) })
+    const res = await fetch(`${server!.controlUrl}/rpc/rpc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_dumpState', params: [] }) })
     const dump = ((await res.json()) as { result: string }).result
     // Anvil's --load-state reads JSON; anvil_dumpState answers it gzipped, as hex.
     const file = join(dir, 'from-double.json')

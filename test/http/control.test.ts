@@ -310,7 +310,7 @@ describe('startServer', () => {
     try {
       expect(server.controlUrl).toBe(`${server.origin}/_double`)
       expect(server.control).toBe(server.gateway.control)
-      const fork = await fetch(`${server.controlUrl}/networks`, { method: 'POST', body: JSON.stringify({ name: 'ethereum-w1', from: 'ethereum' }) })
+      const fork = await fetch(`${server.controlUrl}/networks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ethereum-w1', from: 'ethereum' }) })
       expect(fork.status).toBe(201)
       const url = new URL(server.urlFor('ethereum-w1'))
       expect(url.host).toBe(`ethereum-w1-mainnet.localhost:${server.port}`)

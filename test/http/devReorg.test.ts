@@ -20,7 +20,7 @@ let server: ControlServer
 let socket: TestSocket
 
 async function dev(method: string, params: unknown[] = []): Promise<any> {
-  const res = await fetch(`${server.controlUrl}/rpc/ethereum`, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const res = await fetch(`${server.controlUrl}/rpc/ethereum`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
   const body = (await res.json()) as { result?: unknown; error?: unknown }
   expect(body.error, method).toBeUndefined()
   return body.result
@@ -28,7 +28,7 @@ async function dev(method: string, params: unknown[] = []): Promise<any> {
 
 /** The JSON-RPC error of a call on the test endpoint. */
 async function devError(method: string, params: unknown[]): Promise<{ code: number; message: string }> {
-  const res = await fetch(`${server.controlUrl}/rpc/ethereum`, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const res = await fetch(`${server.controlUrl}/rpc/ethereum`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
   return ((await res.json()) as { error: { code: number; message: string } }).error
 }
 

@@ -85,6 +85,7 @@ describe('a network that leaves out debug_* and txpool_content', () => {
     const before = server.gateway.balance(DEV_KEY)
     const res = await fetch(`${server.controlUrl}/rpc/ethereum`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify([call('debug_getRawHeader', ['latest'], 1), call('txpool_content', [], 2)]),
     })
     expect(res.status).toBe(200)

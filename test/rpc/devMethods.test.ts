@@ -17,7 +17,7 @@ let start: string
 
 /** One call on the test endpoint: its `result`, or throws the JSON-RPC error as `code message`. */
 async function dev(method: string, params: unknown[] = [], network = 'ethereum'): Promise<any> {
-  const res = await fetch(`${server.controlUrl}/rpc/${network}`, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const res = await fetch(`${server.controlUrl}/rpc/${network}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
   expect(res.status).toBe(200)
   const body = (await res.json()) as { result?: unknown; error?: { code: number; message: string } }
   if (body.error) throw new Error(`${body.error.code} ${body.error.message}`)
@@ -203,6 +203,7 @@ describe('the endpoint', () => {
     const position = logPosition(server)
     const batch = await fetch(`${server.controlUrl}/rpc/ethereum`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify([
         { jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [whale, '0x9'] },
         { jsonrpc: '2.0', id: 2, method: 'eth_getBalance', params: [whale, 'latest'] },
@@ -218,13 +219,13 @@ describe('the endpoint', () => {
       { jsonrpc: '2.0', id: 3, result: '0x0' },
       { jsonrpc: '2.0', id: 4, result: hex(HEAD + 1n) },
     ])
-    const bad = await fetch(`${server.controlUrl}/rpc/ethereum`, { method: 'POST', body: '{"jsonrpc":' })
+    const bad = await fetch(`${server.controlUrl}/rpc/ethereum`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":' })
     expect(bad.status).toBe(200)
     expect(await bad.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } })
-    const unknown = await fetch(`${server.controlUrl}/rpc/optimism`, { method: 'POST', body: '{}' })
+    const unknown = await fetch(`${server.controlUrl}/rpc/optimism`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
     expect(unknown.status).toBe(404)
     expect(await unknown.json()).toEqual({ error: { message: 'unknown network "optimism"' } })
-    const big = await fetch(`${server.controlUrl}/rpc/ethereum`, { method: 'POST', body: Buffer.alloc(33 * 1024 * 1024, 0x20) })
+    const big = await fetch(`${server.controlUrl}/rpc/ethereum`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(33 * 1024 * 1024, 0x20) })
     expect(big.status).toBe(413)
     expect(await big.json()).toEqual({ error: { message: 'body: too large (limit 32 MiB)' } })
     // None of it reached the request log (the hosted service's traffic only).
