@@ -39,6 +39,7 @@ const SMALL: Record<string, Record<string, string>> = {
   'bench:memory': { empty: '100', tx: '10', cycles: '10' },
   // 100,000 gas: the loop runs and runs out of gas in milliseconds, not seconds; 2 maximal requests: one of each kind.
   'bench:robustness': { duration: '0.3', rounds: '1', heavy: '1', gas: '100000', maximal: '2' },
+  'bench:fork': { rounds: '1' },
 }
 
 interface DocLine {
@@ -191,7 +192,7 @@ const ran = (line: string) => {
 describe('docs/benchmark.md: the commands it shows', () => {
   it('shows the commands this test knows how to run, each of the bench scripts at least once', () => {
     expect(BEFORE_BENCH.length, 'an npm run bench -- --before <ref> line').toBe(1)
-    for (const script of ['bench', 'bench:simulate', 'bench:trace', 'bench:robustness', 'bench:start']) {
+    for (const script of ['bench', 'bench:simulate', 'bench:trace', 'bench:robustness', 'bench:start', 'bench:fork']) {
       expect(LINES.some((l) => l.line.startsWith(`npm run ${script} `) || l.line === `npm run ${script}`), script).toBe(true)
     }
     // Every script of package.json the page names is one of them (a new one needs its small form).
@@ -309,6 +310,13 @@ describe('docs/benchmark.md: the commands it shows', () => {
       expectClean(r)
       for (const name of ['block: empty blocks', 'block: one-transaction blocks', 'cycle: evm_snapshot']) expect(r.stdout).toMatch(new RegExp(`^${name}.* KiB +<= [\\d.]+ KiB +(met|MISSED)$`, 'm'))
       expect(r.stdout).toMatch(/^RSS [\d.]+ -> [\d.]+ MiB, JS heap [\d.]+ -> [\d.]+ MiB/m)
+    }, 300_000)
+
+    const fork = OTHERS.find((l) => l.line.startsWith('npm run bench:fork'))!
+    it(`${fork.line}: upstream requests and the time to the first eth_call, cold, warm and Anvil's`, async () => {
+      const r = await ran(fork.line)
+      expectClean(r)
+      for (const name of ['gateway-double cold', 'gateway-double warm (cached)', 'anvil --fork-url']) expect(r.stdout).toMatch(new RegExp(`^${name.replace(/[()]/g, '\\$&')} +\\d+ +\\d+$`, 'm'))
     }, 300_000)
 
     const robustness = OTHERS.filter((l) => l.line.startsWith('npm run bench:robustness'))
