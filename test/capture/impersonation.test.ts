@@ -5,11 +5,9 @@
  * impersonated sender, as Anvil and Hardhat do). The same contract stops sending when impersonation
  * ends; what the pool refuses, both refuse, the double in geth's words (Anvil has its own).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startControlServer } from '../e2e/support/control.ts'
-import type { ControlServer } from '../e2e/support/control.ts'
-import { anvilBinary, startAnvil } from './anvil.ts'
-import type { RunningAnvil } from './anvil.ts'
+import { describe, expect, it } from 'vitest'
+import { anvilBinary } from './anvil.ts'
+import { anvilBesideDouble, rpcCall } from './anvilBeside.ts'
 
 /** A "treasury": code that returns 1 (any code makes the address a contract). */
 const TREASURY = '0x00000000000000000000000000000000007ea5e1'
@@ -18,29 +16,10 @@ const TREASURY_CODE = '0x600160005260206000f3'
 const RECORDER = '0x000000000000000000000000000000000000dec0'
 const RECORDER_CODE = '0x3360005500'
 
-interface Answer {
-  result?: any
-  error?: { code: number; message: string }
-}
-
-let anvil: RunningAnvil | undefined
-let server: ControlServer | undefined
-
-beforeAll(async () => {
-  if (anvilBinary() === undefined) return
-  ;[anvil, server] = await Promise.all([startAnvil(), startControlServer()])
-}, 60_000)
-
-afterAll(async () => {
-  await Promise.all([anvil?.stop(), server?.close()])
-})
+const { endpoints } = anvilBesideDouble()
 
 describe.runIf(anvilBinary() !== undefined)('an impersonated contract sends, as on Anvil', () => {
-  const endpoints = (): Record<string, string> => ({ anvil: anvil!.url, double: `${server!.controlUrl}/rpc/ethereum` })
-  const call = async (url: string, method: string, params: unknown[]): Promise<Answer> => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
-    return (await res.json()) as Answer
-  }
+  const call = rpcCall
   const result = async (url: string, method: string, params: unknown[]): Promise<any> => {
     const answer = await call(url, method, params)
     expect(answer.error, `${method} on ${url}`).toBeUndefined()

@@ -5,11 +5,9 @@
  * block.basefee, and one whose gas depends on block.number (as Uniswap's accumulators, an
  * ERC20Votes checkpoint or a Governor's clock() do), estimated at `pending` then mined.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startControlServer } from '../e2e/support/control.ts'
-import type { ControlServer } from '../e2e/support/control.ts'
-import { anvilBinary, startAnvil } from './anvil.ts'
-import type { RunningAnvil } from './anvil.ts'
+import { describe, expect, it } from 'vitest'
+import { anvilBinary } from './anvil.ts'
+import { anvilBesideDouble, rpcCall } from './anvilBeside.ts'
 
 /** Returns (block.number, block.timestamp, block.basefee): NUMBER, TIMESTAMP, BASEFEE stored at 0, 32, 64. */
 const ENV = '0x00000000000000000000000000000000000e4e4e'
@@ -19,23 +17,11 @@ const ODD = '0x000000000000000000000000000000000000add0'
 const ODD_CODE = '0x4360011660085700' + '5b600160005500'
 const SENDER = '0x00000000000000000000000000000000005e4de4'
 
-let anvil: RunningAnvil | undefined
-let server: ControlServer | undefined
-
-beforeAll(async () => {
-  if (anvilBinary() === undefined) return
-  ;[anvil, server] = await Promise.all([startAnvil(), startControlServer()])
-}, 60_000)
-
-afterAll(async () => {
-  await Promise.all([anvil?.stop(), server?.close()])
-})
+const { endpoints } = anvilBesideDouble()
 
 describe.runIf(anvilBinary() !== undefined)('pending: the next block, as on Anvil', () => {
-  const endpoints = (): Record<string, string> => ({ anvil: anvil!.url, double: `${server!.controlUrl}/rpc/ethereum` })
   const result = async (url: string, method: string, params: unknown[]): Promise<any> => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
-    const answer = (await res.json()) as { result?: unknown; error?: unknown }
+    const answer = await rpcCall(url, method, params)
     expect(answer.error, `${method} on ${url}`).toBeUndefined()
     return answer.result
   }
