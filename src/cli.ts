@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { ConfigError, DEFAULT_CONFIG_PATH, loadConfigFile, parseDuration, withFixtures, withForks } from './gateway/config.ts'
+import { CONTROL_TOKEN_ENV } from './gateway/controlAccess.ts'
 import type { Logger } from './gateway/gateway.ts'
 import { DEFAULT_BIND_HOST, DEFAULT_PORT, startServer } from './http/server.ts'
 import type { RunningServer } from './http/server.ts'
@@ -40,7 +41,9 @@ Options:
   --offline                serve every fork from its cache alone (no upstream)
   --control                serve the control endpoint for tests under /_double/
                            (snapshots, clock, keys, mining, request log, faults, export,
-                           and the test JSON-RPC endpoint /_double/rpc/<network>)
+                           and the test JSON-RPC endpoint /_double/rpc/<network>); on an
+                           address that is not loopback it needs a token:
+                           GATEWAY_DOUBLE_CONTROL_TOKEN or the config's controlAccess.token
   --evm-timeout <duration> time limit of an eth_call's or eth_estimateGas's executions, as
                            geth's --rpc.evmtimeout (default 5s; 0: none), e.g. 500ms, 30s
   -h, --help               print this help and exit
@@ -199,7 +202,11 @@ export function startBanner(server: RunningServer): string {
   }
   const ws = server.wsUrl ?? first?.wsUrl
   if (ws !== undefined) out.push(`WebSocket: ${ws} (each network's URL with /ws/v3/; see docs/websocket.md)`, '')
-  if (server.controlUrl !== undefined) out.push(`Control endpoint: ${server.controlUrl}/ (see docs/controls-and-faults.md)`, '')
+  if (server.controlUrl !== undefined) {
+    out.push(`Control endpoint: ${server.controlUrl}/ (see docs/controls-and-faults.md)`)
+    if (server.controlTokenRequired) out.push(`  it needs the control token: authorization: Bearer <token>; the dashboard: ${server.controlUrl}/#token=<token>`)
+    out.push('')
+  }
   out.push('Press Ctrl+C to stop.')
   return `${out.join('\n')}\n`
 }
@@ -218,7 +225,7 @@ const processIo: CliIo = {
  * Runs the CLI. Resolves with the exit code: at once for --help, --version and errors; when the
  * server has been stopped (SIGINT/SIGTERM) otherwise.
  */
-export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+export async function main(argv: readonly string[], io: CliIo = processIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   // The subcommands and the fixture builder (solc, the scenario planner) are imported only when
   // used: a plain start does not pay for them (about 0.25 s of module loading).
   if (argv[0] === 'build') return (await import('./builder/buildCommand.ts')).buildCommand(argv.slice(1), io)
@@ -249,7 +256,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   let server: RunningServer
   try {
     const config = withForks(withFixtures(loadConfigFile(opts.config ?? DEFAULT_CONFIG_PATH), opts.fixtures), opts.forks, opts.offline)
+    const token = env[CONTROL_TOKEN_ENV]
     server = await startServer({
+      ...(token ? { controlAccess: { ...config.controlAccess, token } } : {}),
       config,
       port: opts.port,
       host: opts.host,

@@ -24,6 +24,9 @@ export { createWebSocketTransport, CLOSE_GRACE_MS } from './http/webSocketServer
 export type { WebSocketTransport } from './http/webSocketServer.ts'
 export { DEFAULT_SOCKET_LIMITS, CLOSE_DAILY_LIMIT, CLOSE_IDLE, CLOSE_SHUTDOWN } from './gateway/sockets/limits.ts'
 export type { SocketLimits } from './gateway/sockets/limits.ts'
+export type { ControlAccess } from './gateway/controlAccess.ts'
+export { DEFAULT_CONTROL_LIMITS } from './gateway/controlLimits.ts'
+export type { ControlLimits } from './gateway/controlLimits.ts'
 export type { MessageOutcome, SocketSession, SocketSink } from './gateway/sockets/session.ts'
 export type { UpgradeAnswer } from './gateway/sockets/socketSide.ts'
 export { EVENT_PRICES, PENDING_WINDOW_MS } from './gateway/sockets/subscriptions.ts'
@@ -73,7 +76,7 @@ export type {
   UsageInfo,
   UsageTotals,
 } from './gateway/control/types.ts'
-export { ChainFeatureMissingError, ControlError, ControlInputError, ControlNotFoundError } from './gateway/controlError.ts'
+export { ChainFeatureMissingError, ControlError, ControlInputError, ControlLimitError, ControlNotFoundError } from './gateway/controlError.ts'
 export { DEFAULT_FAULT_SEED, FAULT_KINDS, FAULT_TRANSPORTS, KIND_STAGES, SERVER_ERROR_STATUSES, createPrng } from './gateway/faults.ts'
 export type { Fault, FaultInput, FaultKind, FaultStage, FaultTransport } from './gateway/faults.ts'
 export { REQUEST_LOG_LIMIT } from './gateway/requestLog.ts'

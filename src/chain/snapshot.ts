@@ -35,6 +35,18 @@ export class ChainSnapshot {
     return records[records.length - 1]!.number
   }
 
+  /**
+   * About what keeping this snapshot costs, in bytes: its copy of the block list (a reference per
+   * block), of the head's state edits, and the pooled transactions it holds (raw, decoded and as
+   * JSON: about four times their size). The blocks and trie nodes are the chain's, shared.
+   */
+  get approximateBytes(): number {
+    const { store, pool } = this.#contents
+    let bytes = 256 + store.records.length * 8 + store.edits.size * 256
+    for (const tx of pool) bytes += 512 + tx.raw.length * 4
+    return bytes
+  }
+
   /** @internal The contents, for the chain that took it; a TypeError for any other. */
   static contentsFor(snapshot: ChainSnapshot, owner: object, ownerName: string): SnapshotContents {
     if (snapshot.#owner !== owner) throw new TypeError(`snapshot was taken of chain ${snapshot.#ownerName}, not ${ownerName}`)

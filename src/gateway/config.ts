@@ -14,7 +14,10 @@
  *                              "secretBypass": false } },
  *            { "key": "...", "networks": ["ethereum"], "account": "team",
  *              "limits": { "dailyCredits": 100000, "creditsPerSecond": 100 } }],
- *   "profiles": [{ "profile": "alchemy", "port": 8546 }] }
+ *   "profiles": [{ "profile": "alchemy", "port": 8546 }],
+ *   "controlAccess": { "allowedOrigins": ["http://localhost:5173"], "allowedHosts": ["devbox.lan"],
+ *                      "token": "..." },
+ *   "maxConnections": 1000 }
  * ```
  *
  * Relative fixture folders are resolved from the config file's folder. Validation fails with a
@@ -32,6 +35,8 @@ import { compileMethodExclusions } from './methodAvailability.ts'
 import { parseProfileServes } from './profiles/profile.ts'
 import type { ProfileInput, ProfileServe } from './profiles/profile.ts'
 import { parseForkSettings, parseForkSpec } from './forkConfig.ts'
+import { parseControlAccess } from './controlAccess.ts'
+import type { ControlAccess } from './controlAccess.ts'
 import type { ForkNetworkSettings } from './forkConfig.ts'
 
 // The config's parts, named where callers meet them (./configFields.ts, ./keyConfig.ts).
@@ -60,6 +65,10 @@ export interface GatewayConfig {
   readonly evmTimeoutMs?: number
   /** Other providers served beside the gateway, each on its port (./profiles/), when the file has any. */
   readonly profiles?: readonly ProfileServe[]
+  /** Who may call the control routes and the test endpoint (./controlAccess.ts), when the file says. */
+  readonly controlAccess?: ControlAccess
+  /** Connections open at once per listening port (HTTP and WebSocket), when the file sets it. */
+  readonly maxConnections?: number
 }
 
 export interface GatewayConfigInput {
@@ -67,6 +76,8 @@ export interface GatewayConfigInput {
   /** geth's `--rpc.evmtimeout` as a duration: `"5s"`, `"1500ms"`, `"1m"`, `"0"` (no limit). */
   evmTimeout?: string
   profiles?: { profile: ProfileInput; port?: number }[]
+  controlAccess?: { allowedOrigins?: string[]; allowedHosts?: string[]; token?: string }
+  maxConnections?: number
   networks: Record<string, { fixture?: string; fork?: unknown; port?: number; excludeMethods?: string[] }>
   accounts?: Record<string, AccountConfigInput>
   keys: KeyConfigInput[]
@@ -85,6 +96,12 @@ export function parseServiceHost(v: unknown, where = 'serviceHost'): string {
   const host = expectString(v, where).toLowerCase()
   if (!HOSTNAME_RE.test(host)) fail(where, `must be a host name without port, got ${JSON.stringify(v)}`)
   return host
+}
+
+/** The most connections a listening port holds at once: 1 to 1,000,000. */
+export function parseMaxConnections(v: unknown, where: string): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1 || v > 1_000_000) fail(where, `must be an integer from 1 to 1000000, got ${describe(v)}`)
+  return v
 }
 
 /** A TCP port, 0 for a free one. */
@@ -113,7 +130,7 @@ export function parseExcludeMethods(v: unknown, where: string): ReturnType<typeo
 /** Validates a parsed config file; relative fixture folders are resolved from `baseDir`. */
 export function parseConfig(input: unknown, baseDir: string): GatewayConfig {
   const obj = expectRecord(input, 'config')
-  onlyFields(obj, ['serviceHost', 'networks', 'accounts', 'keys', 'evmTimeout', 'profiles'], 'config')
+  onlyFields(obj, ['serviceHost', 'networks', 'accounts', 'keys', 'evmTimeout', 'profiles', 'controlAccess', 'maxConnections'], 'config')
   const serviceHost = parseServiceHost(obj.serviceHost)
   const evmTimeoutMs = obj.evmTimeout === undefined ? undefined : parseDuration(obj.evmTimeout, 'evmTimeout')
   const rawNetworks = expectRecord(obj.networks, 'networks')
@@ -143,7 +160,9 @@ export function parseConfig(input: unknown, baseDir: string): GatewayConfig {
   const keys = structuredClone(obj.keys as KeyConfigInput[])
   const accounts = obj.accounts === undefined ? {} : { accounts: structuredClone(obj.accounts as Record<string, AccountConfigInput>) }
   const profiles = obj.profiles === undefined ? {} : { profiles: parseProfileServes(obj.profiles, 'profiles') }
-  return { serviceHost, networks, keys, ...accounts, ...(evmTimeoutMs === undefined ? {} : { evmTimeoutMs }), ...profiles }
+  const controlAccess = obj.controlAccess === undefined ? {} : { controlAccess: parseControlAccess(obj.controlAccess, 'controlAccess') }
+  const maxConnections = obj.maxConnections === undefined ? {} : { maxConnections: parseMaxConnections(obj.maxConnections, 'maxConnections') }
+  return { serviceHost, networks, keys, ...accounts, ...(evmTimeoutMs === undefined ? {} : { evmTimeoutMs }), ...profiles, ...controlAccess, ...maxConnections }
 }
 
 /** The longest time limit a duration may set: a day (longer is no limit in practice; use 0). */

@@ -1,13 +1,13 @@
 /**
  * Errors of the control API (src/gateway/control.ts): what a test asked for is malformed (400,
- * the message names the field), names something that does not exist (404), or needs a chain
- * feature this chain lacks (501). The HTTP control routes answer them as `{"error":{"message"}}`.
+ * the message names the field), names something that does not exist (404), would keep more than
+ * a bound allows (409: ./controlLimits.ts), or needs a chain feature this chain lacks (501). The HTTP control routes answer them as `{"error":{"message"}}`.
  */
 import { RpcError } from '../rpc/errors.ts'
 
-export type ControlErrorStatus = 400 | 404 | 501
+export type ControlErrorStatus = 400 | 404 | 409 | 501
 
-const CODES: Readonly<Record<ControlErrorStatus, number>> = { 400: -32602, 404: -32001, 501: -32004 }
+const CODES: Readonly<Record<ControlErrorStatus, number>> = { 400: -32602, 404: -32001, 409: -32005, 501: -32004 }
 
 export class ControlError extends RpcError {
   override readonly name: string = 'ControlError'
@@ -31,6 +31,17 @@ export class ControlNotFoundError extends ControlError {
   override readonly name = 'ControlNotFoundError'
   constructor(what: 'network' | 'key' | 'snapshot' | 'fault', name: string) {
     super(404, `unknown ${what} ${JSON.stringify(name)}`)
+  }
+}
+
+/**
+ * 409: one more snapshot, fault or key would pass a bound (./controlLimits.ts); nothing was kept.
+ * The message says the bound and what frees room.
+ */
+export class ControlLimitError extends ControlError {
+  override readonly name = 'ControlLimitError'
+  constructor(message: string) {
+    super(409, message)
   }
 }
 

@@ -18,7 +18,10 @@ import { errorResponse, execute, isThenable } from '../rpc/dispatch.ts'
 import type { MaybePromise, ParsedMessage } from '../rpc/dispatch.ts'
 import type { DevContext, RpcContext } from '../rpc/method.ts'
 import type { JsonRpcResponse } from '../rpc/types.ts'
+import { LimitExceededError } from '../rpc/errors.ts'
 import { ControlNotFoundError } from './controlError.ts'
+import { formatBytes, formatCount } from './controlLimits.ts'
+import type { ControlLimits } from './controlLimits.ts'
 import { callBackend } from './backend.ts'
 import type { Logger, RpcBackend } from './backend.ts'
 import { planBody } from './plan.ts'
@@ -36,6 +39,8 @@ export const devRpcBackend: RpcBackend = {
 interface Snapshots {
   next: bigint
   readonly taken: Map<bigint, ChainSnapshot>
+  /** `approximateBytes` of those taken. */
+  bytes: number
 }
 
 export interface DevRpcDeps {
@@ -47,6 +52,8 @@ export interface DevRpcDeps {
   readonly filterScopes: FilterScopes
   /** The gateway's time limits of executions (`RpcContext.execution`). */
   readonly execution: RpcContext['execution']
+  /** How many `evm_snapshot`s, and how many bytes of them, a network keeps (./controlLimits.ts). */
+  readonly limits: Pick<ControlLimits, 'evmSnapshots' | 'evmSnapshotBytes'>
 }
 
 /**
@@ -62,7 +69,7 @@ export function createDevRpc(deps: DevRpcDeps): DevRpc {
   const snapshots = new WeakMap<Chain, Snapshots>()
   const snapshotsOf = (chain: Chain): Snapshots => {
     let s = snapshots.get(chain)
-    if (!s) snapshots.set(chain, (s = { next: 0n, taken: new Map() }))
+    if (!s) snapshots.set(chain, (s = { next: 0n, taken: new Map(), bytes: 0 }))
     return s
   }
 
@@ -71,8 +78,17 @@ export function createDevRpc(deps: DevRpcDeps): DevRpc {
     return {
       snapshot() {
         const s = snapshotsOf(chain)
+        const { evmSnapshots, evmSnapshotBytes } = deps.limits
+        const tooMany = () =>
+          new LimitExceededError(
+            `too many snapshots: ${formatCount(s.taken.size)} kept on network ${network.name}, about ${formatBytes(s.bytes)} (the bounds: ${formatCount(evmSnapshots)} and ${formatBytes(evmSnapshotBytes)}); evm_revert frees a snapshot and every later one, anvil_reset all`,
+          )
+        if (s.taken.size >= evmSnapshots) throw tooMany()
+        const snap = chain.snapshot()
+        if (s.bytes + snap.approximateBytes > evmSnapshotBytes) throw tooMany()
         const id = s.next++
-        s.taken.set(id, chain.snapshot())
+        s.taken.set(id, snap)
+        s.bytes += snap.approximateBytes
         return `0x${id.toString(16)}`
       },
       async revert(id) {
@@ -80,7 +96,11 @@ export function createDevRpc(deps: DevRpcDeps): DevRpc {
         const snap = s.taken.get(id)
         if (!snap) return false
         await chain.restore(snap)
-        for (const later of [...s.taken.keys()]) if (later >= id) s.taken.delete(later)
+        for (const [later, taken] of [...s.taken]) {
+          if (later < id) continue
+          s.taken.delete(later)
+          s.bytes -= taken.approximateBytes
+        }
         return true
       },
       setIntervalMining: (seconds) => deps.intervals.set(network, seconds),

@@ -238,3 +238,17 @@ export class WebSocketHandshakeError extends PlainTextError {
     this.headers = status === 426 ? { upgrade: 'websocket', 'sec-websocket-version': '13' } : { 'sec-websocket-version': '13' }
   }
 }
+
+/**
+ * A connection past a listening port's bound (`maxConnections`): 503 with `retry-after: 1`, then
+ * the connection closes (a choice: the service documents no bound; Go's `netutil.LimitListener`
+ * would leave it waiting in the kernel's queue instead). viem and ethers retry a 503.
+ */
+export class TooManyConnectionsError extends PlainTextError {
+  override readonly name = 'TooManyConnectionsError'
+  readonly httpStatus = 503
+  override readonly headers = { 'retry-after': '1' }
+  constructor(max: number) {
+    super(-32005, `too many connections: this port holds at most ${max} at once (maxConnections); close idle ones or raise the bound`)
+  }
+}

@@ -31,6 +31,9 @@
  * `seed` (default 1), so a run is deterministic; both together: a share, until N have fired;
  * neither: every matching request until the fault is cleared.
  */
+import { ControlLimitError } from './controlError.ts'
+import { DEFAULT_CONTROL_LIMITS, formatBytes, formatCount, jsonBytes } from './controlLimits.ts'
+import type { ControlLimits } from './controlLimits.ts'
 
 export const FAULT_KINDS = ['rateLimit', 'dailyLimit', 'serverError', 'latency', 'timeout', 'drop', 'close', 'stall'] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
@@ -143,19 +146,36 @@ interface Slot {
     -readonly [K in keyof Fault]: Fault[K]
   }
   draw: (() => number) | null
+  /** What it keeps, as JSON. */
+  readonly bytes: number
 }
 
-/** The faults in force, in the order added. */
+/** The faults in force, in the order added; at most `limits.faults` of them and `limits.faultBytes` (../controlLimits.ts). */
 export class FaultBook {
   readonly #slots: Slot[] = []
+  readonly #limits: Pick<ControlLimits, 'faults' | 'faultBytes'>
   #nextId = 1
+  #bytes = 0
 
+  constructor(limits: Pick<ControlLimits, 'faults' | 'faultBytes'> = DEFAULT_CONTROL_LIMITS) {
+    this.#limits = limits
+  }
+
+  /** Adds a fault; a `ControlLimitError` when it would pass a bound (nothing is added). */
   add(fault: Omit<Fault, 'id' | 'fired'>): Fault {
+    const bytes = jsonBytes(fault)
+    if (this.#slots.length >= this.#limits.faults || this.#bytes + bytes > this.#limits.faultBytes) {
+      throw new ControlLimitError(
+        `too many faults: ${formatCount(this.#slots.length)} in force, ${formatBytes(this.#bytes)} (the bounds: ${formatCount(this.#limits.faults)} and ${formatBytes(this.#limits.faultBytes)}; this one: ${formatBytes(bytes)}); remove some (DELETE /_double/faults/<id> or /_double/faults)`,
+      )
+    }
     const slot: Slot = {
       fault: { ...fault, id: String(this.#nextId++), fired: 0 },
       draw: fault.probability === null ? null : createPrng(fault.seed ?? DEFAULT_FAULT_SEED),
+      bytes,
     }
     this.#slots.push(slot)
+    this.#bytes += bytes
     return { ...slot.fault }
   }
 
@@ -167,12 +187,14 @@ export class FaultBook {
   remove(id: string): boolean {
     const i = this.#slots.findIndex((s) => s.fault.id === id)
     if (i < 0) return false
+    this.#bytes -= this.#slots[i]!.bytes
     this.#slots.splice(i, 1)
     return true
   }
 
   clear(): void {
     this.#slots.length = 0
+    this.#bytes = 0
   }
 
   /** Whether any fault is scripted: when none is, a request need not build a `FaultTarget` to ask. */
@@ -199,7 +221,10 @@ export class FaultBook {
       f.fired++
       if (f.remaining !== null) {
         f.remaining--
-        if (f.remaining === 0) this.#slots.splice(i, 1)
+        if (f.remaining === 0) {
+          this.#bytes -= slot.bytes
+          this.#slots.splice(i, 1)
+        }
       }
       return { ...f }
     }

@@ -132,7 +132,7 @@ function alertTeller(logger: Logger, events: ControlEvents, onQuotaAlert: Gatewa
 
 export function createGateway(options: GatewayOptions): Gateway {
   const settings = settingsOf(options)
-  const { serviceHost, networks, keys, accounts, clock, logger, socketLimits, profile } = settings
+  const { serviceHost, networks, keys, accounts, clock, logger, socketLimits, controlLimits, profile } = settings
   // Mined blocks take their timestamps from the gateway's clock, so `control.setClock` moves
   // block time too (a suite crossing midnight sees it in both credits and `block.timestamp`).
   // A chain given its own clock keeps it.
@@ -143,13 +143,13 @@ export function createGateway(options: GatewayOptions): Gateway {
   const ledger = new CreditLedger(clock, profile.ledgerRules)
   const events = new ControlEvents()
   ledger.onAlert = alertTeller(logger, events, options.onQuotaAlert)
-  const faults = new FaultBook()
+  const faults = new FaultBook(controlLimits)
   const faultAnswers = new FaultAnswers()
   const { log, usage } = countedRequestLog(() => clock.now())
   const filterScopes = new FilterScopes({ clock, ...(options.filterLimits ? { limits: options.filterLimits } : {}), onError: (err) => logger.error('filter listener failure', err) })
   const intervals = new IntervalMining(logger)
-  const devRpc = createDevRpc({ networks, intervals, logger, batchLimit: settings.batchLimit, filterScopes, execution: settings.execution })
-  const control = createControl({ serviceHost, networks, keys, accounts, ledger, clock, faults, log, intervals, devRpc, usage, events })
+  const devRpc = createDevRpc({ networks, intervals, logger, batchLimit: settings.batchLimit, filterScopes, execution: settings.execution, limits: controlLimits })
+  const control = createControl({ serviceHost, networks, keys, accounts, ledger, clock, faults, log, intervals, devRpc, usage, events, limits: controlLimits })
   const pipeline = new RequestPipeline({ ...settings, ledger, faults, faultAnswers, log, filterScopes })
   const socketSide = createSocketSide({
     limits: socketLimits,

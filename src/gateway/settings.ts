@@ -24,6 +24,8 @@ import type { CompiledProfile } from './profiles/compile.ts'
 import { resolveProfile } from './profiles/profile.ts'
 import type { ProfileInput } from './profiles/profile.ts'
 import { KEYLESS_KEY } from './profiles/route.ts'
+import { parseControlLimits } from './controlLimits.ts'
+import type { ControlLimits } from './controlLimits.ts'
 import { parseSocketLimits } from './sockets/limits.ts'
 import type { SocketLimits } from './sockets/limits.ts'
 
@@ -62,6 +64,8 @@ export interface GatewayOptions {
   readonly evmSliceMs?: number
   /** Bounds of WebSocket connections (./sockets/limits.ts); each defaults. */
   readonly sockets?: Partial<SocketLimits>
+  /** Bounds on the snapshots, faults and keys the controls and the test endpoint keep (./controlLimits.ts); each defaults. */
+  readonly controlLimits?: Partial<ControlLimits>
   /**
    * Methods and families (`"debug_*"`) a network leaves out, by network name (config
    * `networks.<name>.excludeMethods`, ./methodAvailability.ts): answered and charged as unknown
@@ -90,6 +94,7 @@ export interface Settings {
   readonly profile: CompiledProfile
   readonly execution: NonNullable<RpcContext['execution']>
   readonly socketLimits: SocketLimits
+  readonly controlLimits: ControlLimits
 }
 
 function nonNegativeInteger(v: number, name: string): number {
@@ -123,5 +128,6 @@ export function settingsOf(options: GatewayOptions): Settings {
     sliceMs: nonNegativeInteger(options.evmSliceMs ?? DEFAULT_SLICE_MS, 'evmSliceMs'),
   }
   const socketLimits = parseSocketLimits(options.sockets)
-  return { serviceHost, networks, keys, accounts, clock, logger: options.logger ?? silentLogger, rpc: options.rpc ?? defaultRpcBackend, batchLimit, batchLimits, profile, execution, socketLimits }
+  const controlLimits = parseControlLimits(options.controlLimits)
+  return { serviceHost, networks, keys, accounts, clock, logger: options.logger ?? silentLogger, rpc: options.rpc ?? defaultRpcBackend, batchLimit, batchLimits, profile, execution, socketLimits, controlLimits }
 }

@@ -10,7 +10,7 @@
 import type { ErrorRequestHandler, Express } from 'express'
 import { createGateway, silentLogger } from '../gateway/gateway.ts'
 import type { Gateway, GatewayOptions } from '../gateway/gateway.ts'
-import type { ControlAccess } from './controlGuard.ts'
+import type { ControlAccess } from '../gateway/controlAccess.ts'
 import { CONTROL_PREFIX, createControlRouter } from './controlRoutes.ts'
 import { loadExpress } from './express.ts'
 import { answerFailure, createNodeHandler } from './nodeHandler.ts'

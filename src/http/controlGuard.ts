@@ -10,17 +10,20 @@
  *   the double's own origin (its dashboard page at `/_double/`) or one in `allowedOrigins`: else 403.
  * - Content type: a request with a body must send `application/json` (a browser must then ask
  *   first, with a preflight the double never grants): else 415.
+ * - Token: with `token` set (required when the controls are bound to an address that is not
+ *   loopback), every request but the dashboard page's own files (`GET /_double/` and its
+ *   scripts, which hold no data) must carry `authorization: Bearer <token>`: else 401 with a
+ *   `www-authenticate: Bearer` challenge.
  *
  * Checks of a few headers' strings: nothing is parsed or allocated for a request that passes.
  */
+import { timingSafeEqual } from 'node:crypto'
 import type { RequestHandler } from 'express'
+import { ConfigError } from '../gateway/configFields.ts'
+import { CONTROL_TOKEN_ENV, MIN_CONTROL_TOKEN_LENGTH, controlTokenProblem, isLoopbackName } from '../gateway/controlAccess.ts'
+import type { ControlAccess } from '../gateway/controlAccess.ts'
+import { UPLOT_CSS, UPLOT_JS } from './dashboard/page.ts'
 
-export interface ControlAccess {
-  /** Origins (`https://app.example`) whose pages may call the controls. Default none. */
-  readonly allowedOrigins?: readonly string[]
-  /** Host names the controls answer besides loopback and the service host's (geth's vhosts). */
-  readonly allowedHosts?: readonly string[]
-}
 
 /** The host name of a Host header value (`[::1]:8545` -> `::1`, `Localhost:80` -> `localhost`). */
 function hostName(host: string): string {
@@ -30,20 +33,29 @@ function hostName(host: string): string {
   return colon === -1 ? h : h.slice(0, colon)
 }
 
-function isLoopback(name: string): boolean {
-  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name)
+/** The dashboard page's own files, which load without the token (they hold no data; the page sends it). */
+export function isDashboardFile(method: string | undefined, path: string): boolean {
+  return method === 'GET' && (path === '/' || path === '' || path === `/${UPLOT_JS}` || path === `/${UPLOT_CSS}`)
+}
+
+/** Whether `authorization` is `Bearer <token>`, compared in constant time. */
+function carriesToken(authorization: string | undefined, expected: Buffer): boolean {
+  if (authorization === undefined || !/^bearer /i.test(authorization)) return false
+  const given = Buffer.from(authorization.slice(7).trim())
+  return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
 export function controlGuard(serviceHost: string, access: ControlAccess = {}): RequestHandler {
   const service = serviceHost.toLowerCase()
   const hosts = new Set((access.allowedHosts ?? []).map((h) => h.toLowerCase()))
   const origins = new Set(access.allowedOrigins ?? [])
+  const token = access.token === undefined ? undefined : Buffer.from(access.token)
   const refuse = (res: Parameters<RequestHandler>[1], status: number, message: string) => res.status(status).json({ error: { message } })
   return (req, res, next) => {
     const host = req.headers.host
     if (host !== undefined) {
       const name = hostName(host)
-      if (!(isLoopback(name) || name === service || name.endsWith(`.${service}`) || hosts.has(name))) {
+      if (!(isLoopbackName(name) || name === service || name.endsWith(`.${service}`) || hosts.has(name))) {
         refuse(res, 403, `invalid host specified: the controls answer loopback names, ${service} and the names under it${hosts.size > 0 ? `, ${[...hosts].join(', ')}` : ''}`)
         return
       }
@@ -65,6 +77,28 @@ export function controlGuard(serviceHost: string, access: ControlAccess = {}): R
       refuse(res, 415, 'content type must be application/json')
       return
     }
+    if (token !== undefined && !carriesToken(req.headers.authorization, token) && !isDashboardFile(req.method, req.path)) {
+      res.setHeader('www-authenticate', 'Bearer realm="gateway-double controls"')
+      refuse(res, 401, 'the controls need their token: send authorization: Bearer <token> (controlAccess.token or GATEWAY_DOUBLE_CONTROL_TOKEN)')
+      return
+    }
     next()
+  }
+}
+
+/**
+ * Controls served on an address that is not loopback are reachable from the network: they need a
+ * token (a `ConfigError`, before anything listens, when there is none or it is too weak).
+ */
+export function checkControlAccess(bindHost: string, access: ControlAccess | undefined): void {
+  const token = access?.token
+  if (token !== undefined) {
+    const problem = controlTokenProblem(token)
+    if (problem !== undefined) throw new ConfigError(`controlAccess.token: ${problem}`)
+  }
+  if (!isLoopbackName(bindHost.replace(/^\[|\]$/g, '')) && token === undefined) {
+    throw new ConfigError(
+      `the controls (--control) on ${bindHost}, which is not a loopback address, need a token: set ${CONTROL_TOKEN_ENV} or the config's controlAccess.token (at least ${MIN_CONTROL_TOKEN_LENGTH} characters); clients send it as authorization: Bearer <token>`,
+    )
   }
 }

@@ -20,7 +20,7 @@ import type { Logger } from '../gateway/gateway.ts'
 import { silentLogger } from '../gateway/gateway.ts'
 
 import { controlGuard } from './controlGuard.ts'
-import type { ControlAccess } from './controlGuard.ts'
+import type { ControlAccess } from '../gateway/controlAccess.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
 import { dashboardRoutes } from './dashboard/routes.ts'
 import { loadExpress } from './express.ts'

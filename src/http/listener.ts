@@ -7,7 +7,11 @@
 import { createServer } from 'node:http'
 import type { Server } from 'node:http'
 import type { Gateway } from '../gateway/gateway.ts'
+import { TooManyConnectionsError } from '../gateway/errors.ts'
+import { toHttpResponse } from '../gateway/response.ts'
 import type { GatewayApp } from './app.ts'
+import { DEFAULT_MAX_CONNECTIONS, limitConnections } from './connectionLimit.ts'
+import type { ConnectionLimit } from './connectionLimit.ts'
 import { answerFailure, createClientErrorListener, createNodeHandler, refuseWithoutHost } from './nodeHandler.ts'
 import { createDrainer } from './shutdown.ts'
 import type { Drainer } from './shutdown.ts'
@@ -19,16 +23,27 @@ export interface ListenOptions {
   network?: string | undefined
   /** Every POST takes the fast lane, whatever its path (a provider profile's port: its paths are not `/v3/`). */
   anyPath?: boolean
+  /** Connections open at once (./connectionLimit.ts). Default `DEFAULT_MAX_CONNECTIONS`. */
+  maxConnections?: number | undefined
 }
 
-/** Listens on `port` and `host`; resolves once bound, with the server's graceful stop. */
-export async function listenOn(gateway: Gateway, appFor: () => Promise<GatewayApp>, opts: ListenOptions): Promise<{ server: Server; drainer: Drainer }> {
+/** Listens on `port` and `host`; resolves once bound, with the server's graceful stop and its connection bound. */
+export async function listenOn(
+  gateway: Gateway,
+  appFor: () => Promise<GatewayApp>,
+  opts: ListenOptions,
+): Promise<{ server: Server; drainer: Drainer; connections: ConnectionLimit }> {
   const fastLane = createNodeHandler(gateway, { network: opts.network })
   // Node's refusal of an HTTP/1.1 request without Host is made here instead, to log it.
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     try {
       if (drainer.draining) drainer.mark(res)
-      if (req.headers.host === undefined && req.httpVersion === '1.1') refuseWithoutHost(gateway, req, res)
+      if (connections.refuses(req.socket)) {
+        gateway.logTransportAnswer(503, { method: req.method ?? 'GET', host: req.headers.host, path: req.url ?? '/', headers: req.headers })
+        const refusal = toHttpResponse(new TooManyConnectionsError(connections.max))
+        req.resume()
+        res.writeHead(refusal.status, { ...refusal.headers, connection: 'close' }).end(refusal.body)
+      } else if (req.headers.host === undefined && req.httpVersion === '1.1') refuseWithoutHost(gateway, req, res)
       else if (req.method === 'POST' && (opts.anyPath === true || req.url?.startsWith('/v3/') === true)) fastLane(req, res)
       else
         appFor().then(
@@ -44,6 +59,7 @@ export async function listenOn(gateway: Gateway, appFor: () => Promise<GatewayAp
     }
   })
   server.on('clientError', createClientErrorListener(gateway))
+  const connections = limitConnections(server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS)
   const drainer = createDrainer(server)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -52,7 +68,7 @@ export async function listenOn(gateway: Gateway, appFor: () => Promise<GatewayAp
       resolve()
     })
   })
-  return { server, drainer }
+  return { server, drainer, connections }
 }
 
 /** Stops listening and cuts open connections. */

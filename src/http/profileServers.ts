@@ -11,6 +11,7 @@ import type { Gateway } from '../gateway/gateway.ts'
 import type { ProfileInput } from '../gateway/profiles/profile.ts'
 import { KEYLESS_KEY } from '../gateway/profiles/route.ts'
 import { createApp } from './app.ts'
+import type { ControlAccess } from '../gateway/controlAccess.ts'
 import { closeServer, listenOn } from './listener.ts'
 import type { Drainer } from './shutdown.ts'
 import { createWebSocketTransport } from './webSocketServer.ts'
@@ -55,6 +56,7 @@ export async function startProfileServers(
   bindHost: string,
   connectOrigin: (port: number) => string,
   control = false,
+  transport: { controlAccess?: ControlAccess | undefined; maxConnections?: number | undefined } = {},
 ): Promise<ProfileServers> {
   const started: { server: Server; drainer: Drainer; gateway: Gateway; sockets: ReturnType<typeof createWebSocketTransport> }[] = []
   const closeAll = async () => {
@@ -65,11 +67,11 @@ export async function startProfileServers(
   for (const option of options) {
     const gateway = makeGateway(option.profile)
     // With `control`, each profile's port serves its own controls, usage API and dashboard, in its unit.
-    const app = createApp({ gateway, control })
+    const app = createApp({ gateway, control, ...(transport.controlAccess ? { controlAccess: transport.controlAccess } : {}) })
     try {
-      const { server, drainer } = await listenOn(gateway, async () => app, { port: option.port ?? 0, host: bindHost, anyPath: true })
+      const { server, drainer, connections } = await listenOn(gateway, async () => app, { port: option.port ?? 0, host: bindHost, anyPath: true, maxConnections: transport.maxConnections })
       const sockets = createWebSocketTransport(gateway)
-      sockets.attach(server)
+      sockets.attach(server, { connections })
       started.push({ server, drainer, gateway, sockets })
       const port = (server.address() as AddressInfo).port
       const origin = connectOrigin(port)

@@ -24,7 +24,8 @@ import type { GatewayControl } from '../gateway/control/types.ts'
 import { createGateway } from '../gateway/gateway.ts'
 import type { Gateway, GatewayOptions, Logger, RpcBackend } from '../gateway/gateway.ts'
 import type { GatewayApp } from './app.ts'
-import type { ControlAccess } from './controlGuard.ts'
+import type { ControlAccess } from '../gateway/controlAccess.ts'
+import { checkControlAccess } from './controlGuard.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
 import { assignNetworkPorts } from './networkPorts.ts'
 import { startProfileServers } from './profileServers.ts'
@@ -80,10 +81,18 @@ export interface StartServerOptions {
   readonly evmSliceMs?: number
   /** Serve the HTTP control endpoint under `/_double/` (the CLI's `--control`). Default false. */
   readonly control?: boolean
-  /** Origins and host names allowed to call the controls besides the double's own (./controlGuard.ts). */
+  /**
+   * Origins and host names allowed to call the controls besides the double's own, and their token
+   * (src/gateway/controlAccess.ts; required on an address that is not loopback). Default: the
+   * config's `controlAccess`.
+   */
   readonly controlAccess?: ControlAccess
+  /** Connections each listening port holds at once, HTTP and WebSocket (./connectionLimit.ts). Default: the config's `maxConnections`, else 1,000. */
+  readonly maxConnections?: number
   /** Bounds of WebSocket connections (message size, subscriptions, send buffer, idle time, pings). */
   readonly sockets?: Partial<SocketLimits>
+  /** Bounds on the snapshots, faults and keys the controls and the test endpoint keep (`GatewayOptions.controlLimits`). */
+  readonly controlLimits?: GatewayOptions['controlLimits']
   /** Loads a fixture folder or source file (`defaultLoadChain`: a source is built first). */
   readonly loadChain?: (folder: string, name: string) => Promise<Chain>
   /**
@@ -128,6 +137,8 @@ export interface RunningServer {
   readonly control: GatewayControl
   /** `origin` + `/_double` when the HTTP control endpoint is served, else undefined. */
   readonly controlUrl: string | undefined
+  /** Whether control requests must carry the token (`controlAccess.token` is set and the controls are served). */
+  readonly controlTokenRequired: boolean
   /** The `profiles` served, by name: each one's port, URLs and gateway (its ledger meters in its unit). */
   readonly profiles: Readonly<Record<string, ServedProfile>>
   /**
@@ -192,6 +203,8 @@ function excludedMethodsOf(config: GatewayConfig, served: readonly string[]): Re
 async function createServerGateway(opts: StartServerOptions): Promise<{ config: GatewayConfig; gateway: Gateway; options: GatewayOptions }> {
   const given = typeof opts.config === 'string' ? loadConfigFile(opts.config) : (opts.config ?? loadConfigFile(DEFAULT_CONFIG_PATH))
   const config = opts.forks !== undefined || opts.offline === true ? withForks(given, opts.forks ?? [], opts.offline === true) : given
+  // Before any chain is loaded: a start the controls' access refuses fails at once.
+  if (opts.control === true) checkControlAccess(opts.host ?? DEFAULT_BIND_HOST, opts.controlAccess ?? given.controlAccess)
   const chains = opts.chains ?? (await loadNetworks(config, opts.loadChain, opts.logger))
   const options: GatewayOptions = {
     networks: chains,
@@ -205,6 +218,7 @@ async function createServerGateway(opts: StartServerOptions): Promise<{ config: 
     ...(opts.evmTimeoutMs !== undefined ? { evmTimeoutMs: opts.evmTimeoutMs } : config.evmTimeoutMs !== undefined ? { evmTimeoutMs: config.evmTimeoutMs } : {}),
     ...(opts.evmSliceMs !== undefined ? { evmSliceMs: opts.evmSliceMs } : {}),
     ...(opts.sockets ? { sockets: opts.sockets } : {}),
+    ...(opts.controlLimits ? { controlLimits: opts.controlLimits } : {}),
     excludeMethods: excludedMethodsOf(config, Object.keys(chains)),
   }
   return { config, gateway: createGateway(options), options }
@@ -213,31 +227,32 @@ async function createServerGateway(opts: StartServerOptions): Promise<{ config: 
 export async function startServer(opts: StartServerOptions = {}): Promise<RunningServer> {
   const { config, gateway, options } = await createServerGateway(opts)
   let app: Promise<GatewayApp> | undefined
+  const bindHost = opts.host ?? DEFAULT_BIND_HOST
+  const controlAccess = opts.controlAccess ?? config.controlAccess
   const appFor = () =>
     (app ??= import('./app.ts').then(({ createApp }) =>
-      createApp({ gateway, control: opts.control === true, ...(opts.controlAccess ? { controlAccess: opts.controlAccess } : {}), ...(opts.logger ? { logger: opts.logger } : {}) }),
+      createApp({ gateway, control: opts.control === true, ...(controlAccess ? { controlAccess } : {}), ...(opts.logger ? { logger: opts.logger } : {}) }),
     ))
-  const bindHost = opts.host ?? DEFAULT_BIND_HOST
+  const maxConnections = opts.maxConnections ?? config.maxConnections
+  // WebSockets on every port: on the shared one the Host names the network, as the hosted
+  // service's; on a network's own port it is that network.
+  const webSockets = createWebSocketTransport(gateway)
   /** Each listening server's graceful stop (./shutdown.ts). */
   const drainers = new Map<Server, Drainer>()
   const listen = async (listenPort: number, network?: string): Promise<Server> => {
-    const { server, drainer } = await listenOn(gateway, appFor, { port: listenPort, host: bindHost, network })
+    const { server, drainer, connections } = await listenOn(gateway, appFor, { port: listenPort, host: bindHost, network, maxConnections })
     drainers.set(server, drainer)
+    webSockets.attach(server, { ...(network === undefined ? {} : { network }), connections })
     return server
   }
   const served = [...gateway.networks.keys()]
   const configured = Object.fromEntries(Object.entries(config.networks).filter(([name]) => served.includes(name)).map(([name, n]) => [name, n.port]))
   const portsToOpen = assignNetworkPorts(served, opts.networkPorts, configured)
-  // WebSockets on every port: on the shared one the Host names the network, as the hosted
-  // service's; on a network's own port it is that network.
-  const webSockets = createWebSocketTransport(gateway)
   const server = await listen(opts.port ?? DEFAULT_PORT)
-  webSockets.attach(server)
   const lanes = new Map<string, Server>()
   for (const [name, ownPort] of portsToOpen) {
     try {
       const lane = await listen(ownPort, name)
-      webSockets.attach(lane, { network: name })
       lanes.set(name, lane)
     } catch (err) {
       await Promise.all([server, ...lanes.values()].map(closeServer))
@@ -249,7 +264,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
   const connectHost = bindHost === '0.0.0.0' || bindHost === '::' ? '127.0.0.1' : bindHost
   const connectOrigin = (p: number) => `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${p}`
   // Each profile's gateway plays its provider over the same chains, on the gateway's clock.
-  const profiles = await startProfileServers(opts.profiles ?? config.profiles ?? [], (profile) => createGateway({ ...options, profile, clock: gateway.clock }), bindHost, connectOrigin, opts.control === true).catch(async (err: unknown) => {
+  const profiles = await startProfileServers(opts.profiles ?? config.profiles ?? [], (profile) => createGateway({ ...options, profile, clock: gateway.clock }), bindHost, connectOrigin, opts.control === true, { controlAccess, maxConnections }).catch(async (err: unknown) => {
     await Promise.all([server, ...lanes.values()].map(closeServer))
     await webSockets.close()
     gateway.close()
@@ -285,6 +300,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
     gateway,
     control: gateway.control,
     controlUrl: opts.control === true ? `${origin}${CONTROL_PREFIX}` : undefined,
+    controlTokenRequired: opts.control === true && controlAccess?.token !== undefined,
     profiles: Object.fromEntries(profiles.served.map((p) => [p.name, p])),
     urlFor: (name, key) => `http://${endpoint(name, key)}`,
     wsUrlFor: (name, key) => `ws://${endpoint(name, key).replace('/v3/', '/ws/v3/')}`,

@@ -16,19 +16,23 @@ import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer } from 'ws'
 import type { WebSocket } from 'ws'
+import { TooManyConnectionsError } from '../gateway/errors.ts'
 import type { Gateway } from '../gateway/gateway.ts'
 import type { GatewayRequest } from '../gateway/request.ts'
+import { toHttpResponse } from '../gateway/response.ts'
 import type { HttpResponse } from '../gateway/response.ts'
 import { isWebSocketUpgrade } from '../gateway/sockets/handshake.ts'
 import { CLOSE_SHUTDOWN } from '../gateway/sockets/limits.ts'
 import type { SocketSink } from '../gateway/sockets/session.ts'
+import type { ConnectionLimit } from './connectionLimit.ts'
 
 export interface WebSocketTransport {
   /**
    * Serves WebSocket upgrades on `server` (its `upgrade` event). `network`: the one network the
-   * server's port serves whatever the Host (per-network ports, ./networkPorts.ts).
+   * server's port serves whatever the Host (per-network ports, ./networkPorts.ts). `connections`:
+   * the port's bound (./connectionLimit.ts); an upgrade on a connection past it is refused with 503.
    */
-  attach(server: Server, options?: { network?: string }): void
+  attach(server: Server, options?: { network?: string; connections?: ConnectionLimit }): void
   /** Connections open now. */
   readonly connections: number
   /**
@@ -117,13 +121,18 @@ export function createWebSocketTransport(gateway: Gateway): WebSocketTransport {
 
   let closing = false
 
-  function onUpgrade(server: Server, network: string | undefined, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  function onUpgrade(server: Server, network: string | undefined, connections: ConnectionLimit | undefined, req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (!isWebSocketUpgrade(req.headers)) {
       asPlainRequest(server, req, socket, head)
       return
     }
     if (closing) {
       socket.destroy()
+      return
+    }
+    if (connections?.refuses(socket) === true) {
+      gateway.logTransportAnswer(503, { method: req.method ?? 'GET', host: req.headers.host, path: req.url ?? '/', headers: req.headers })
+      writeRefusal(socket, toHttpResponse(new TooManyConnectionsError(connections.max)))
       return
     }
     socket.on('error', () => socket.destroy())
@@ -140,7 +149,7 @@ export function createWebSocketTransport(gateway: Gateway): WebSocketTransport {
 
   return {
     attach(server, options = {}) {
-      server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => onUpgrade(server, options.network, req, socket, head))
+      server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => onUpgrade(server, options.network, options.connections, req, socket, head))
     },
     get connections() {
       return wss.clients.size

@@ -5,14 +5,17 @@
  */
 import { ConfigError, parseKeys } from '../config.ts'
 import type { KeySettings } from '../config.ts'
-import { ControlError, ControlInputError } from '../controlError.ts'
+import { ControlError, ControlInputError, ControlLimitError } from '../controlError.ts'
+import { formatBytes, formatCount, jsonBytes } from '../controlLimits.ts'
 import { keyInfo, keyNamed, networkNamed, replaceKey, show } from './shared.ts'
 import type { ControlDeps, GatewayControl } from './types.ts'
 
 export type KeyControls = Pick<GatewayControl, 'keys' | 'key' | 'addKeys' | 'setCredits' | 'setNetworkEnabled'>
 
-export function createKeyControls(deps: Pick<ControlDeps, 'networks' | 'keys' | 'ledger'> & Partial<Pick<ControlDeps, 'accounts'>>): KeyControls {
-  const { networks, keys, ledger } = deps
+export function createKeyControls(deps: Pick<ControlDeps, 'networks' | 'keys' | 'ledger' | 'limits'> & Partial<Pick<ControlDeps, 'accounts'>>): KeyControls {
+  const { networks, keys, ledger, limits } = deps
+  /** The JSON size of each key added through the controls, by key (the config's are not counted). */
+  const addedBytes = new Map<string, number>()
   const accounts = deps.accounts ?? new Map()
   const info = (k: KeySettings) => keyInfo(k, ledger)
   return {
@@ -31,7 +34,23 @@ export function createKeyControls(deps: Pick<ControlDeps, 'networks' | 'keys' | 
       parsed.forEach((k, i) => {
         if (keys.has(k.key)) throw new ControlInputError(`keys[${i}].key`, `duplicate key ${JSON.stringify(k.key)} (it exists already)`)
       })
-      for (const k of parsed) keys.set(k.key, k)
+      const sizes = parsed.map((_k, i) => jsonBytes((input as unknown[])[i]))
+      // Keys a snapshot's restore took away no longer count (nor stay in the map).
+      let kept = 0
+      for (const [name, bytes] of addedBytes) {
+        if (keys.has(name)) kept += bytes
+        else addedBytes.delete(name)
+      }
+      const adding = sizes.reduce((a, b) => a + b, 0)
+      if (keys.size + parsed.length > limits.keys || kept + adding > limits.keyBytes) {
+        throw new ControlLimitError(
+          `too many keys: ${formatCount(keys.size)} exist, ${formatBytes(kept)} added through the controls, and these ${formatCount(parsed.length)} (${formatBytes(adding)}) would pass the bounds (${formatCount(limits.keys)} keys and ${formatBytes(limits.keyBytes)}); keys are taken away by restoring a snapshot taken before them`,
+        )
+      }
+      parsed.forEach((k, i) => {
+        keys.set(k.key, k)
+        addedBytes.set(k.key, sizes[i]!)
+      })
       return parsed.map(info)
     },
 

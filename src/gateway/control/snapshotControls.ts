@@ -4,7 +4,8 @@
  * clock and faults are not part of a snapshot, nor networks forked since.
  */
 import type { KeySettings } from '../config.ts'
-import { ControlInputError, ControlNotFoundError } from '../controlError.ts'
+import { ControlInputError, ControlLimitError, ControlNotFoundError } from '../controlError.ts'
+import { formatBytes, formatCount } from '../controlLimits.ts'
 import type { LedgerSnapshot } from '../credits.ts'
 import { feature, isRecord, iso, networkNamed, show } from './shared.ts'
 import type { ControlDeps, GatewayControl, SnapshotInfo } from './types.ts'
@@ -16,12 +17,21 @@ interface Snapshot {
   readonly chains: ReadonlyMap<string, unknown>
   readonly ledger: LedgerSnapshot
   readonly keys: ReadonlyMap<string, KeySettings>
+  /** About what keeping it costs (`ChainSnapshot.approximateBytes`, a ledger entry and a key reference each). */
+  readonly bytes: number
 }
 
-export function createSnapshotControls(deps: Pick<ControlDeps, 'networks' | 'keys' | 'ledger' | 'clock' | 'log'>): SnapshotControls {
-  const { networks, keys, ledger, clock, log } = deps
+function snapshotBytes(chains: ReadonlyMap<string, unknown>, ledger: LedgerSnapshot, keys: number): number {
+  let bytes = 512 + keys * 16 + (ledger.entries.size + ledger.accounts.size) * 128
+  for (const state of chains.values()) bytes += (state as { approximateBytes?: number }).approximateBytes ?? 0
+  return bytes
+}
+
+export function createSnapshotControls(deps: Pick<ControlDeps, 'networks' | 'keys' | 'ledger' | 'clock' | 'log' | 'limits'>): SnapshotControls {
+  const { networks, keys, ledger, clock, log, limits } = deps
   const snapshots = new Map<string, Snapshot>()
   let nextSnapshot = 1
+  let keptBytes = 0
 
   function snapshotOf(id: unknown): Snapshot {
     if (typeof id !== 'string' || id === '') throw new ControlInputError('id', `must be a snapshot id, got ${show(id)}`)
@@ -42,9 +52,14 @@ export function createSnapshotControls(deps: Pick<ControlDeps, 'networks' | 'key
         throw new ControlInputError('networks', `must be a list of network names, got ${show(options.networks)}`)
       } else names = [...new Set(options.networks)]
       const takers = names.map((name, i) => [name, feature(networkNamed(networks, name, `networks[${i}]`), 'snapshot')] as const)
+      if (snapshots.size >= limits.snapshots) throw tooMany()
       const chains = new Map(takers.map(([name, take]) => [name, take()]))
+      const kept = ledger.snapshot()
+      const bytes = snapshotBytes(chains, kept, keys.size)
+      if (keptBytes + bytes > limits.snapshotBytes) throw tooMany()
       const info: SnapshotInfo = { id: String(nextSnapshot++), networks: names, logPosition: log.position, time: iso(clock.now()) }
-      snapshots.set(info.id, { info, chains, ledger: ledger.snapshot(), keys: new Map(keys) })
+      snapshots.set(info.id, { info, chains, ledger: kept, keys: new Map(keys), bytes })
+      keptBytes += bytes
       return info
     },
 
@@ -64,8 +79,14 @@ export function createSnapshotControls(deps: Pick<ControlDeps, 'networks' | 'key
     snapshots: () => [...snapshots.values()].map((s) => s.info),
 
     deleteSnapshot(id) {
-      snapshotOf(id)
+      keptBytes -= snapshotOf(id).bytes
       snapshots.delete(id)
     },
+  }
+
+  function tooMany(): ControlLimitError {
+    return new ControlLimitError(
+      `too many snapshots: ${formatCount(snapshots.size)} kept, about ${formatBytes(keptBytes)} (the bounds: ${formatCount(limits.snapshots)} and ${formatBytes(limits.snapshotBytes)}); delete those no longer needed (DELETE /_double/snapshots/<id>, control.deleteSnapshot)`,
+    )
   }
 }

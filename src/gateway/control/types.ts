@@ -3,6 +3,7 @@
  * `*Info` shapes, also the HTTP routes' bodies), and what it needs of a chain (`ControllableChain`)
  * and of the gateway (`ControlDeps`).
  */
+import type { ControlLimits } from '../controlLimits.ts'
 import type { Chain } from '../../chain/chain.ts'
 import type { BlockRecord } from '../../chain/blocks/types.ts'
 import type { MiningMode, ReorgOptions, ReorgResult } from '../../chain/mining/miner.ts'
@@ -276,4 +277,6 @@ export interface ControlDeps {
   readonly devRpc: DevRpc
   readonly usage: UsageCounters
   readonly events: ControlEvents
+  /** Bounds on the snapshots and keys the controls keep (../controlLimits.ts; faults are bounded by their book). */
+  readonly limits: ControlLimits
 }

@@ -2,7 +2,8 @@
  * The dashboard page's script (plain browser JavaScript, served inline by ./page.ts): reads the
  * control routes of its own origin every second (usage for the chosen window and key, keys, the
  * request log after the last entry seen, faults, snapshots) and redraws the numbers, the uPlot
- * chart of requests and credits over time, the tables and the live log.
+ * chart of requests and credits over time, the tables and the live log. With the controls' token
+ * in its URL's fragment (`#token=`), it sends it with each read.
  */
 export const DASHBOARD_SCRIPT = String.raw`
 const base = location.pathname.replace(/\/$/, '')
@@ -14,8 +15,13 @@ let chart = null
 let updates = 0
 const log = []
 
+// A double whose controls need a token (bound to an address that is not loopback) is opened as
+// /_double/#token=<token>: the fragment never reaches the server or its log.
+const token = new URLSearchParams(location.hash.slice(1)).get('token')
+const headers = token ? { accept: 'application/json', authorization: 'Bearer ' + token } : { accept: 'application/json' }
+
 async function get(path) {
-  const res = await fetch(base + path, { headers: { accept: 'application/json' } })
+  const res = await fetch(base + path, { headers })
   if (!res.ok) throw new Error(path + ': ' + res.status)
   return res.json()
 }

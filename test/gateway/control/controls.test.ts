@@ -3,6 +3,7 @@
  * `createControl` makes them): what each changes, and that a refused input changes nothing.
  * Through the wire, the same controls are pinned by test/http/control.test.ts.
  */
+import { DEFAULT_CONTROL_LIMITS } from '../../../src/gateway/controlLimits.ts'
 import { describe, expect, it } from 'vitest'
 import type { Chain } from '../../../src/chain/chain.ts'
 import { createControllableClock } from '../../../src/gateway/clock.ts'
@@ -33,7 +34,7 @@ function state() {
   const networks = new Map<string, Network>([['ethereum', { name: 'ethereum', host: 'ethereum-mainnet.localhost', chain: chain as unknown as Chain }]])
   const keys = new Map<string, KeySettings>(parseKeys([{ key: KEY, networks: ['ethereum'], dailyCredits: 1000 }], networks.keys()).map((k) => [k.key, k]))
   const ledger = new CreditLedger(clock)
-  return { clock, chain, networks, keys, ledger, log: new RequestLog(), faults: new FaultBook(), intervals: new IntervalMining(silentLogger), serviceHost: 'localhost', tick: (ms: number) => (now += ms) }
+  return { clock, chain, networks, keys, ledger, log: new RequestLog(), faults: new FaultBook(), intervals: new IntervalMining(silentLogger), serviceHost: 'localhost', limits: DEFAULT_CONTROL_LIMITS, tick: (ms: number) => (now += ms) }
 }
 
 describe('control parts, each alone', () => {
