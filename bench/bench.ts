@@ -54,6 +54,9 @@ Options:
   --mine-blocks <n>   empty blocks per anvil_mine of the transaction-loop rows (default 1000; 0: no loop rows)
   --json <file>       also write the results as JSON
   --rebuild           rebuild fixtures/bench from its source first
+  --rows <ids>        only these rows, comma-separated ids as in bench/targets.ts (e.g.
+                      eth_blockNumber,eth_getStorageAt; loop.*, newHeads.*, cold-start.*); the bare
+                      node:http reference row and the memory reading always run
   --before <git ref>  also run the throughput rows and the memory row against that commit, checked
                       out and built in a temporary worktree, its server alternated with this one;
                       the table adds the ratio new/before
@@ -78,7 +81,19 @@ interface Options {
   json: string | undefined
   rebuild: boolean
   before: string | undefined
+  /** `--rows`: the row ids to run (every row when absent). */
+  rows: ReadonlySet<string> | undefined
 }
+
+/** The ids of the rows `--rows` chooses from (the reference row and the memory reading always run). */
+const THROUGHPUT_ROWS = [
+  'eth_blockNumber', 'eth_getStorageAt', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getBlockReceipts',
+  'eth_estimateGas.repeated', 'eth_estimateGas.distinct', 'eth_call.distinct', 'eth_getFilterChanges',
+] as const
+const LOOP_ROWS = ['loop.viem-send', 'loop.erc20-raw', 'loop.deploy', 'loop.snapshot-revert', 'loop.mine', 'loop.suite']
+const NEWHEADS_ROWS = ['newHeads.1', 'newHeads.100']
+const COLD_ROWS = ['cold-start.default', 'cold-start.execution-apis']
+const ROW_IDS: readonly string[] = [...THROUGHPUT_ROWS, ...NEWHEADS_ROWS, ...LOOP_ROWS, ...COLD_ROWS]
 
 function parseOptions(argv: string[]): Options | undefined {
   const { values } = parseArgs({
@@ -96,6 +111,7 @@ function parseOptions(argv: string[]): Options | undefined {
       json: { type: 'string' },
       rebuild: { type: 'boolean' },
       before: { type: 'string' },
+      rows: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -122,7 +138,18 @@ function parseOptions(argv: string[]): Options | undefined {
     json: values.json === undefined ? undefined : resolve(process.env.INIT_CWD ?? process.cwd(), values.json),
     rebuild: values.rebuild ?? false,
     before: values.before,
+    rows: values.rows === undefined ? undefined : rowIds(values.rows),
   }
+}
+
+/** `--rows a,b,c`: each a row id of ROW_IDS. */
+function rowIds(list: string): ReadonlySet<string> {
+  const ids = list.split(',').map((id) => id.trim()).filter((id) => id !== '')
+  const unknown = ids.filter((id) => !ROW_IDS.includes(id))
+  if (ids.length === 0 || unknown.length > 0) {
+    throw new Error(`--rows: ${ids.length === 0 ? 'no row id' : `unknown row id(s) ${unknown.join(', ')}`}; the ids: ${ROW_IDS.join(', ')}`)
+  }
+  return new Set(ids)
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
@@ -193,7 +220,7 @@ class GatewayChild {
 type ServerName = 'gateway-double' | 'anvil' | 'before'
 
 interface RowSpec {
-  id: string
+  id: (typeof THROUGHPUT_ROWS)[number]
   label: string
   method: string
   /** Params of request i to a server; `fixed` rows send one identical body (per server). */
@@ -257,6 +284,8 @@ async function main(argv: string[]): Promise<number> {
   /** What to undo at the end: the --before checkout's worktree. */
   const removeAtEnd: (() => void)[] = []
   const tally = new CreditTally()
+  /** Whether `--rows` chose row `id` (every row when it is absent). */
+  const wanted = (id: string) => opts.rows === undefined || opts.rows.has(id)
   try {
     // 1. The chain.
     if (opts.rebuild || !benchFixtureExists()) {
@@ -385,7 +414,7 @@ async function main(argv: string[]): Promise<number> {
     const rows: Row[] = []
     const answerMismatches: Mismatch[] = []
     const loadOpts = { durationMs: opts.durationMs, concurrency: opts.concurrency }
-    for (const spec of specs) {
+    for (const spec of specs.filter((sp) => wanted(sp.id))) {
       const body = (params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: spec.method, params })
       const bodiesFor = (server: ServerName) => {
         const fixedBody = spec.fixed ? body(spec.params(0, server)) : undefined
@@ -477,7 +506,8 @@ async function main(argv: string[]): Promise<number> {
 
     // 5b. newHeads latency, after the ledger was read (the subscriptions' credits are not in the tally).
     const latencyRows: LatencyRow[] = []
-    if (opts.newHeadsBlocks > 0) {
+    const newHeadsSubscribers = [1, 100].filter((n) => wanted(`newHeads.${n}`))
+    if (opts.newHeadsBlocks > 0 && newHeadsSubscribers.length > 0) {
       log(`newHeads latency (${opts.newHeadsBlocks} blocks per row, after 3 unmeasured)...`)
       const control: Endpoint = { name: 'gateway-double control', port: gdChild.port, path: `/_double/networks/${BENCH_NETWORK}/mine`, host: `${LOOPBACK}:${gdChild.port}` }
       const blockTimes = new Map<number, number>()
@@ -495,7 +525,7 @@ async function main(argv: string[]): Promise<number> {
             const answer = await post(control, '')
             if (answer.status !== 200) throw new Error(`gateway-double mine: HTTP ${answer.status}: ${answer.body.slice(0, 200)}`)
           },
-          subscribers: [1, 100],
+          subscribers: newHeadsSubscribers,
           blocks: opts.newHeadsBlocks,
           warmup: 3,
           lookup: localhostLookup,
@@ -504,12 +534,13 @@ async function main(argv: string[]): Promise<number> {
       )
     }
     // 5c. The transaction loop (./testLoop.ts), on the test endpoint (no credits): it mines, so it comes last.
-    if (opts.mineBlocks > 0) {
+    const loopRows = LOOP_ROWS.filter(wanted)
+    if (opts.mineBlocks > 0 && loopRows.length > 0) {
       log('transaction loop (sends, deploys, snapshots, anvil_mine, a 20-test suite), one operation at a time...')
       const gdTest: Endpoint = { name: 'gateway-double', port: gdChild.port, path: `/_double/rpc/${BENCH_NETWORK}`, host: `${LOOPBACK}:${gdChild.port}` }
       const keys = index.accounts.filter((a) => /^s3\d$/.test(a.name)).map((a) => a.privateKey as `0x${string}`)
       const deployData = blocks[0]!.calls.find((c) => c.to === undefined)!.data as `0x${string}`
-      const loop = { durationMs: opts.durationMs, rounds: opts.rounds, mineBlocks: opts.mineBlocks, log }
+      const loop = { durationMs: opts.durationMs, rounds: opts.rounds, mineBlocks: opts.mineBlocks, log, ...(opts.rows === undefined ? {} : { only: loopRows }) }
       rows.push(...(await testLoopRows({ gatewayDouble: gdTest, anvil: anvilEp, chainId: index.chainId, token: token as `0x${string}`, deployData, keys, ...loop })))
     }
     await Promise.all([gdChild.process.stop(), anvilProcess.stop()])
@@ -518,13 +549,15 @@ async function main(argv: string[]): Promise<number> {
     // 6. Cold starts.
     const coldRows: ColdStartRow[] = []
     const primeMs: { defaultFixtures?: number; executionApis?: number } = {}
-    if (opts.coldRuns > 0) {
+    if (opts.coldRuns > 0 && COLD_ROWS.some(wanted)) {
       log(`cold starts (${opts.coldRuns} each)...`)
       const gdDefault: number[] = []
       const gdHive: number[] = []
       const anvilBare: number[] = []
-      const hivePresent = existsSync(join(HIVE_FIXTURE, 'chain.rlp'))
-      if (!hivePresent) log(`  the execution-apis chain is absent (${HIVE_FIXTURE}): its cold start is not measured`)
+      // `--rows` without cold-start.execution-apis: the default fixtures' starts only (they are the loop's pace).
+      const hiveWanted = wanted('cold-start.execution-apis')
+      const hivePresent = hiveWanted && existsSync(join(HIVE_FIXTURE, 'chain.rlp'))
+      if (hiveWanted && !hivePresent) log(`  the execution-apis chain is absent (${HIVE_FIXTURE}): its cold start is not measured`)
       const hiveConfig = join(tmp, 'hive.config.json')
       if (hivePresent) {
         writeFileSync(hiveConfig, JSON.stringify({ networks: { hive: { fixture: HIVE_FIXTURE } }, keys: [{ key: DEV_KEY, networks: ['hive'] }] }, null, 2))
@@ -569,7 +602,7 @@ async function main(argv: string[]): Promise<number> {
         gatewayDoubleMs: mGd, anvilMs: mAnvil, gatewayDoubleSamplesMs: gdDefault, anvilSamplesMs: anvilBare,
         ratio: mGd / mAnvil,
       })
-      coldRows.push(
+      if (hiveWanted) coldRows.push(
         hivePresent
           ? {
               kind: 'cold-start', id: 'cold-start.execution-apis', label: `cold start to first answer, execution-apis chain (median of ${opts.coldRuns})`,
