@@ -5,6 +5,8 @@
 import { errorResponse, execute as rpcExecute, isSupportedMethod as rpcIsSupported, isThenable } from '../rpc/dispatch.ts'
 import type { MaybePromise } from '../rpc/dispatch.ts'
 import { InternalError } from '../rpc/errors.ts'
+import { PROVIDER_METHODS } from '../rpc/providerRegistry.ts'
+import { METHODS } from '../rpc/registry.ts'
 import type { Chain } from '../chain/chain.ts'
 import type { FilterTable } from '../chain/filters/filterTable.ts'
 import type { RpcContext } from '../rpc/method.ts'
@@ -36,6 +38,13 @@ export interface RpcBackend {
 }
 
 export const defaultRpcBackend: RpcBackend = { isSupportedMethod: rpcIsSupported, execute: rpcExecute }
+
+/** The default layer plus the provider methods named (a profile's `extraMethods`, src/rpc/providerRegistry.ts). */
+export function rpcBackendWith(extra: readonly string[]): RpcBackend {
+  if (extra.length === 0) return defaultRpcBackend
+  const table = { ...METHODS, ...Object.fromEntries(extra.map((m) => [m, PROVIDER_METHODS[m]!])) }
+  return { isSupportedMethod: (method) => Object.hasOwn(table, method), execute: (ctx, request) => rpcExecute(ctx, request, table) }
+}
 
 /**
  * One call on the backend, never failing: a throw or a rejection of `execute` (a bug: the RPC layer

@@ -7,7 +7,7 @@ import type { FilterLimits } from '../chain/filters/filterTable.ts'
 import type { Chain } from '../chain/chain.ts'
 import { DEFAULT_EVM_TIMEOUT_MS, DEFAULT_SLICE_MS } from '../chain/vm/executionGuard.ts'
 import type { RpcContext } from '../rpc/method.ts'
-import { defaultRpcBackend, silentLogger } from './backend.ts'
+import { rpcBackendWith, silentLogger } from './backend.ts'
 import type { Logger, RpcBackend } from './backend.ts'
 import { parseAccounts } from './accounts.ts'
 import type { AccountConfigInput, AccountSettings } from './accounts.ts'
@@ -129,5 +129,5 @@ export function settingsOf(options: GatewayOptions): Settings {
   }
   const socketLimits = parseSocketLimits(options.sockets)
   const controlLimits = parseControlLimits(options.controlLimits)
-  return { serviceHost, networks, keys, accounts, clock, logger: options.logger ?? silentLogger, rpc: options.rpc ?? defaultRpcBackend, batchLimit, batchLimits, profile, execution, socketLimits, controlLimits }
+  return { serviceHost, networks, keys, accounts, clock, logger: options.logger ?? silentLogger, rpc: options.rpc ?? rpcBackendWith(profile.spec.extraMethods), batchLimit, batchLimits, profile, execution, socketLimits, controlLimits }
 }

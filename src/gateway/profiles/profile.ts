@@ -12,6 +12,7 @@
  * docs/providers.md says where each shipped value comes from.
  */
 import { readFileSync } from 'node:fs'
+import { PROVIDER_METHODS } from '../../rpc/providerRegistry.ts'
 import { ConfigError, describe, expectPositiveInteger, expectRecord, expectString, expectStringList, fail, isRecord, onlyFields } from '../configFields.ts'
 
 /** The profiles shipped in config/profiles/. */
@@ -46,6 +47,8 @@ export interface ProfileSpec {
   }
   /** Methods and families (`trace_*`) the provider does not serve. */
   readonly excludeMethods: readonly string[]
+  /** Methods it serves beyond a node's, from src/rpc/providerRegistry.ts (Alchemy's enhanced APIs). */
+  readonly extraMethods: readonly string[]
   /** Units per second, averaged over `windowSeconds` (1: a fixed one-second window); null: the key's plan's. */
   readonly throughput: { readonly perSecond: number; readonly windowSeconds: number; readonly per: 'account' | 'key' } | null
   /** Units per period; null: the key's plan's daily balance. */
@@ -67,7 +70,7 @@ export interface ProfileSpec {
 export const REFUSAL_NAMES = ['invalidKey', 'throughput', 'quota', 'getLogsRange', 'batchTooLarge'] as const
 export type RefusalName = (typeof REFUSAL_NAMES)[number]
 
-const FIELDS = ['name', 'unit', 'url', 'prices', 'excludeMethods', 'throughput', 'quota', 'refusals', 'getLogs', 'batch', 'timeoutMs'] as const
+const FIELDS = ['name', 'unit', 'url', 'prices', 'excludeMethods', 'extraMethods', 'throughput', 'quota', 'refusals', 'getLogs', 'batch', 'timeoutMs'] as const
 
 function nonNegative(v: unknown, where: string): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) fail(where, `must be an integer of at least 0, got ${describe(v)}`)
@@ -127,6 +130,10 @@ export function parseProfile(input: unknown, where = 'profile'): ProfileSpec {
     url: { host, http: template(url.http, `${where}.url.http`), ws: template(url.ws, `${where}.url.ws`) },
     prices: prices(p.prices, `${where}.prices`),
     excludeMethods: expectStringList(p.excludeMethods ?? [], `${where}.excludeMethods`),
+    extraMethods: expectStringList(p.extraMethods ?? [], `${where}.extraMethods`).map((m, i) => {
+      if (!Object.hasOwn(PROVIDER_METHODS, m)) fail(`${where}.extraMethods[${i}]`, `no such method: the double computes ${Object.keys(PROVIDER_METHODS).join(', ')}`)
+      return m
+    }),
     throughput: nullable(p.throughput, (t) => {
       const r = expectRecord(t, `${where}.throughput`)
       onlyFields(r, ['perSecond', 'windowSeconds', 'per'], `${where}.throughput`)
