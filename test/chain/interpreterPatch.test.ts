@@ -8,6 +8,7 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
+import { getOpcodesForHF } from '@ethereumjs/evm'
 import { PATCHED_VERSION, patchInterpreter } from '../../src/chain/vm/interpreterPatch.ts'
 import { vmLibraries } from '../../src/chain/vm/vmLibraries.ts'
 
@@ -36,16 +37,36 @@ const PROGRAMS: Record<string, string> = {
   'a STATICCALL': '0x6020600060006000620e7e115afa5060206000f3',
   // an opcode not on the fork (0x0c).
   'an undefined opcode': '0x60010c',
+  // SSTORE's cases (slot 1 holds 5, slot 2 holds 7 before): set and reset to zero, change and
+  // restore, a no-op, clear and recreate; then a warm and a cold SLOAD.
+  'SSTORE refunds and SLOADs': '0x60016000556000600055600660015560056001556005600155600060025560036002556002546009540160005260206000f3',
+  // CALLDATACOPY, CODECOPY, MCOPY, MSTORE8, an empty RETURNDATACOPY; MSIZE; a wide RETURN.
+  'memory copies': '0x6020600061010037601060006102003960406101006104005e60ff61050053600060006000' + '3e' + '596000526106006000f3',
+  // RETURNDATACOPY past the (empty) return data.
+  'RETURNDATACOPY out of range': '0x6001600060003e',
+  // a LOG2 with 32 bytes of data.
+  'a LOG2': '0x60aa6000526002600160206000a200',
+  // an MSTORE far out: out of gas for memory.
+  'memory out of gas': '0x600163ffffffff52',
+  // KECCAK256 of nothing and of 768 bytes.
+  'KECCAK256 lengths': '0x6000600020610300600020016000526020' + '6000f3',
 }
 const OTHER_CODE = '0x602a60005260206000f3'
 
-async function run(program: string, withListener: boolean) {
+/**
+ * Runs `program`: on the patched path, or with a step listener (EthereumJS's own `runStep`), or
+ * `vanilla`: with the listener and EthereumJS's own opcode table (not ./fastHandlers.ts's handlers).
+ */
+async function run(program: string, withListener: boolean | 'vanilla', hardfork: Hardfork = Hardfork.Osaka) {
   const { evm: evmLib } = await vmLibraries()
-  const common = new Common({ chain: Mainnet, hardfork: Hardfork.Osaka })
+  const common = new Common({ chain: Mainnet, hardfork })
   const stateManager = new MerkleStateManager({ common })
   const evm = await evmLib.createEVM({ common, stateManager })
+  if (withListener === 'vanilla') (evm as unknown as { _opcodeMap: unknown })._opcodeMap = getOpcodesForHF(common).opcodeMap
   await stateManager.putAccount(CONTRACT, new Account())
   await stateManager.putCode(CONTRACT, hexToBytes(program as `0x${string}`))
+  await stateManager.putStorage(CONTRACT, new Uint8Array(32).fill(1, 31), Uint8Array.of(5))
+  await stateManager.putStorage(CONTRACT, new Uint8Array(32).fill(2, 31), Uint8Array.of(7))
   await stateManager.putAccount(OTHER, new Account())
   await stateManager.putCode(OTHER, hexToBytes(OTHER_CODE))
   let steps = 0
@@ -57,6 +78,7 @@ async function run(program: string, withListener: boolean) {
     steps,
     outcome: {
       gasUsed: exec.executionGasUsed,
+      refund: exec.gasRefund,
       returned: bytesToHex(exec.returnValue),
       error: exec.exceptionError?.error,
       logs: (exec.logs ?? []).map((log) => log.map((part) => (Array.isArray(part) ? part.map((b) => bytesToHex(b)) : bytesToHex(part)))),
@@ -88,6 +110,17 @@ describe('the interpreter patch', () => {
       expect(reference.steps).toBeGreaterThan(0)
       expect(fast.outcome).toEqual(reference.outcome)
     })
+  }
+
+  for (const hardfork of [Hardfork.Istanbul, Hardfork.London, Hardfork.Osaka]) {
+    for (const [name, program] of Object.entries(PROGRAMS)) {
+      it(`runs ${name} under ${hardfork} as EthereumJS's own handlers do`, async () => {
+        const fast = await run(program, false, hardfork)
+        const vanilla = await run(program, 'vanilla', hardfork)
+        expect(vanilla.steps).toBeGreaterThan(0)
+        expect(fast.outcome).toEqual(vanilla.outcome)
+      })
+    }
   }
 
   it('keeps one analysis of a code for every frame that runs it on an EVM', async () => {

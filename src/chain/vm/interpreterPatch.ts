@@ -1,7 +1,7 @@
 /**
- * Two changes to EthereumJS 10.1.3's interpreter, applied at run time when `@ethereumjs/evm` is
+ * Three changes to EthereumJS 10.1.3's interpreter, applied at run time when `@ethereumjs/evm` is
  * first imported (./vmLibraries.ts). Each is written up as it would be offered upstream in
- * patches/README.md, with the figures. Neither changes what an execution computes.
+ * patches/README.md, with the figures. None changes what an execution computes.
  *
  * 1. `Common.isActivatedEIP` answers from a table indexed by EIP number instead of scanning the
  *    active EIPs' array (`Array.includes`): the interpreter asks it on every step (EIP-6800 and
@@ -14,6 +14,9 @@
  *    pending EIP-7928 call output send the step through EthereumJS's own `runStep`, and EOF code,
  *    the binary-tree (EIP-7864, EIP-6800) paths and the profiler through its own `run`. The jump-destination analysis of a
  *    code is kept per EVM opcode table and code (see `analysisOf`) instead of made per frame.
+ * 3. The memory and storage opcodes' handlers without EthereumJS's byte padding by array spread and
+ *    with synchronous gas prices where the price is arithmetic (./fastHandlers.ts), put in each
+ *    EVM's opcode table as `EVM.getActiveOpcodes` builds it.
  *
  * Why at run time and not with patch-package: a patch-package patch is applied by the installing
  * project's own `postinstall`, so it reaches this repository's `node_modules` and not a user's,
@@ -27,10 +30,11 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { Common } from '@ethereumjs/common'
-import { createEVM, EVMError } from '@ethereumjs/evm'
+import { createEVM, EVM, EVMError } from '@ethereumjs/evm'
 import { EthereumJSErrorWithoutCode } from '@ethereumjs/util'
 import { codeAnalysis } from './codeAnalysis.ts'
 import type { Analysis, OpEntry } from './codeAnalysis.ts'
+import { installFastHandlers } from './fastHandlers.ts'
 
 /** The EthereumJS version these changes were written against. */
 export const PATCHED_VERSION = '10.1.3'
@@ -107,7 +111,9 @@ function step(self: InterpreterThis, entry: OpEntry | undefined): Promise<void> 
     return self.runStep(op)
   }
   if (info.dynamicGas) {
-    const gas = op.gasHandler!(state, info.feeBigInt, self.common) as Promise<bigint>
+    // A price, or a promise of one (EthereumJS's handlers; ./fastHandlers.ts answers at once where it can).
+    const gas = op.gasHandler!(state, info.feeBigInt, self.common) as bigint | Promise<bigint>
+    if (typeof gas === 'bigint') return execute(self, state, op, gas)
     return gas.then((price) => execute(self, state, op, price))
   }
   return execute(self, state, op, info.feeBigInt)
@@ -204,7 +210,7 @@ async function interpreterClass(): Promise<{ prototype: { run: Run } }> {
 let applied: boolean | undefined
 
 /**
- * Applies both changes once (to the installed EthereumJS, if it is the version they were written
+ * Applies the changes once (to the installed EthereumJS, if it is the version they were written
  * for). Answers whether they are in effect.
  */
 export async function patchInterpreter(): Promise<boolean> {
@@ -216,6 +222,15 @@ export async function patchInterpreter(): Promise<boolean> {
   const Interpreter = await interpreterClass()
   Common.prototype.isActivatedEIP = isActivatedEIP as Common['isActivatedEIP']
   Interpreter.prototype.run = patchedRun(Interpreter.prototype.run)
+  // EthereumJS builds an EVM's opcode table here, at construction and at every change of hardfork.
+  const evmProto = EVM.prototype as unknown as { getActiveOpcodes(this: EVM): unknown }
+  const getActiveOpcodes = evmProto.getActiveOpcodes
+  evmProto.getActiveOpcodes = function (this: EVM) {
+    const opcodes = getActiveOpcodes.call(this)
+    const evm = this as unknown as { _opcodeMap: Parameters<typeof installFastHandlers>[0]; common: Common }
+    installFastHandlers(evm._opcodeMap, evm.common)
+    return opcodes
+  }
   applied = true
   return true
 }
