@@ -70,6 +70,8 @@ function internalFailure(logger: Logger, request: JsonRpcRequest, err: unknown):
 export class CallContext implements RpcContext {
   readonly chain: Chain
   readonly execution: RpcContext['execution']
+  /** The profile's eth_getLogs result limit (set by the pipeline when it has one). */
+  logResults: RpcContext['logResults'] = undefined
   readonly subscriptions: SubscriptionHost | undefined
   readonly onInternalError: RpcContext['onInternalError']
   readonly #scopes: FilterScopes

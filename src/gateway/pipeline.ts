@@ -160,6 +160,7 @@ export class RequestPipeline {
     const refused = this.#callRefusal?.(network, request)
     if (refused !== undefined) return refused
     const ctx = new CallContext(network, this.#deps.execution, this.#deps.filterScopes, state.key!.key, state.subscriptions, this.#onInternalError, call, this.#deps.logger)
+    if (this.#deps.profile.logResults !== undefined) ctx.logResults = this.#deps.profile.logResults
     return callBackend(this.#deps.rpc, ctx, request, this.#deps.logger)
   }
 

@@ -14,6 +14,7 @@ import type { FilterBlock, FilterCriteria, LogFilter } from '../chain/blocks/log
 import type { LogJson } from '../chain/blocks/render.ts'
 import type { BlockSelector } from '../chain/blocks/types.ts'
 import { InvalidParamsError, LimitExceededError, ServerError } from './errors.ts'
+import type { RpcError } from './errors.ts'
 
 /** The most logs one query answers. */
 export const LOG_QUERY_RESULT_LIMIT = 10_000
@@ -28,6 +29,18 @@ function tooMany(from: bigint, to: bigint): LimitExceededError {
   )
 }
 
+/**
+ * The most logs one answer holds and the error past it, naming the widest range from the query's
+ * first block that stays within it (`RpcContext.logResults`: a provider profile's; default the
+ * service's).
+ */
+export interface LogResultLimit {
+  readonly max: number
+  refuse(from: bigint, to: bigint): RpcError
+}
+
+export const SERVICE_LOG_RESULTS: LogResultLimit = { max: LOG_QUERY_RESULT_LIMIT, refuse: tooMany }
+
 /** geth's range checks answer -32602 (execution-apis requires it), its other refusals -32000. */
 function resolveBound(chain: ChainReader, bound: FilterBlock): bigint {
   if (bound.kind === 'number') return bound.number
@@ -37,7 +50,7 @@ function resolveBound(chain: ChainReader, bound: FilterBlock): bigint {
 }
 
 /** The matching logs of blocks `from` to `to`, refused past the limit. */
-function limitedRangeLogs(chain: ChainReader, from: bigint, to: bigint, filter: LogFilter): LogJson[] {
+function limitedRangeLogs(chain: ChainReader, from: bigint, to: bigint, filter: LogFilter, limit: LogResultLimit): LogJson[] {
   const out: LogJson[] = []
   for (let n = from; n <= to; n++) {
     const record = chain.byNumber(n)
@@ -45,7 +58,7 @@ function limitedRangeLogs(chain: ChainReader, from: bigint, to: bigint, filter: 
     for (const receipt of record.receipts) {
       for (const log of receipt.logs) {
         if (!matchesLog(log, filter)) continue
-        if (out.length === LOG_QUERY_RESULT_LIMIT) throw tooMany(from, n > from ? n - 1n : from)
+        if (out.length === limit.max) throw limit.refuse(from, n > from ? n - 1n : from)
         out.push(log)
       }
     }
@@ -58,12 +71,12 @@ function limitedRangeLogs(chain: ChainReader, from: bigint, to: bigint, filter: 
  * `pending` is refused (logs are never pending here), an unknown block hash is `unknown block`;
  * more than 10,000 logs is the service's -32005.
  */
-export function queryLogs(chain: ChainReader, criteria: FilterCriteria): LogJson[] {
+export function queryLogs(chain: ChainReader, criteria: FilterCriteria, limit: LogResultLimit = SERVICE_LOG_RESULTS): LogJson[] {
   if (criteria.blockHash !== undefined) {
     const record = chain.byHash(criteria.blockHash)
     if (!record) throw new ServerError('unknown block')
     const logs = blockLogs(record, criteria)
-    if (logs.length > LOG_QUERY_RESULT_LIMIT) throw tooMany(record.number, record.number)
+    if (logs.length > limit.max) throw limit.refuse(record.number, record.number)
     return logs
   }
   const from = criteria.fromBlock ?? { kind: 'tag', tag: 'latest' }
@@ -79,5 +92,5 @@ export function queryLogs(chain: ChainReader, criteria: FilterCriteria): LogJson
   const head = chain.head.number
   if (begin > head || end > head) throw new InvalidParamsError('block range extends beyond current head block')
   if (begin > end) throw new InvalidParamsError('invalid block range params')
-  return limitedRangeLogs(chain, begin, end, criteria)
+  return limitedRangeLogs(chain, begin, end, criteria, limit)
 }

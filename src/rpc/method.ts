@@ -3,6 +3,7 @@
  * handler receives (`RpcContext`: the network's chain, the caller's filters and subscriptions,
  * the execution limits, the test endpoint's `dev`). Each method lives in ./methods/, one per file.
  */
+import type { LogResultLimit } from './logQuery.ts'
 import type { Chain } from '../chain/chain.ts'
 import type { FilterTable } from '../chain/filters/filterTable.ts'
 import { ExecutionBudget } from '../chain/vm/executionGuard.ts'
@@ -48,6 +49,8 @@ export interface RpcContext {
    * default 10). See chain/vm/executionGuard.ts.
    */
   readonly execution?: { readonly timeoutMs: number; readonly sliceMs: number } | undefined
+  /** eth_getLogs' result limit and its error (a provider profile's); absent: the service's (./logQuery.ts). */
+  readonly logResults?: LogResultLimit | undefined
   readonly dev?: DevContext | undefined
   /**
    * Told of the lines contracts logged with `console.log` while this request ran: a call's, or a

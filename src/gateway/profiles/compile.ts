@@ -5,6 +5,7 @@
  * request reads the profile's data again. The default profile (infura) compiles to the service's
  * own rules: its route rule, refusals and ledger rules are those of ../rules/ and ../errors.ts.
  */
+import type { LogResultLimit } from '../../rpc/logQuery.ts'
 import { SERVICE_LEDGER_RULES } from '../credits.ts'
 import type { CreditAccount, LedgerRules } from '../credits.ts'
 import { InvalidProjectIdError } from '../errors.ts'
@@ -49,8 +50,23 @@ export interface CompiledProfile {
   readonly refuseBatch: ((limit: number) => ProfileRefusal) | undefined
   /** Whether no key is needed (public endpoints): every request is the keyless key. */
   readonly keyless: boolean
+  /** eth_getLogs' result limit and error (`RpcContext.logResults`); undefined: the service's. */
+  readonly logResults: LogResultLimit | undefined
   /** A key as this profile's ledger meters it; undefined: the key itself, by its plan (the service's profile, or one without rules of its own). */
   readonly accountOf: ((key: KeySettings) => CreditAccount) | undefined
+}
+
+const hexQuantity = (n: bigint): string => `0x${n.toString(16)}`
+
+/** A profile's eth_getLogs result limit: its error's message with `{limit}`, `{limitGrouped}`, `{from}` and `{to}` filled in. */
+function logResultsOf(spec: ProfileSpec['getLogsResults']): LogResultLimit | undefined {
+  if (spec === null) return undefined
+  const { maxLogs, error } = spec
+  const fill = (from: bigint, to: bigint) =>
+    error.message.replace(/\{(from|to|limit|limitGrouped)\}/g, (_, name: string) =>
+      name === 'from' ? hexQuantity(from) : name === 'to' ? hexQuantity(to) : name === 'limit' ? String(maxLogs) : maxLogs.toLocaleString('en-US'),
+    )
+  return { max: maxLogs, refuse: (from, to) => new RpcError(error.code, fill(from, to)) }
 }
 
 /** A range check answering the call with its JSON-RPC error. */
@@ -100,6 +116,7 @@ export function compileProfile(spec: ProfileSpec): CompiledProfile {
     batchLimits: spec.batch,
     refuseBatch: spec.refusals.batchTooLarge === undefined ? undefined : (limit) => new ProfileRefusal(spec.refusals.batchTooLarge!, { limit: String(limit) }),
     keyless: isKeyless(spec),
+    logResults: logResultsOf(spec.getLogsResults),
     accountOf: isDefault || (throughput === null && quota === null) ? undefined : (key) => {
       let account = accounts.get(key)
       if (account === undefined) {

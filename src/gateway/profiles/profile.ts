@@ -7,7 +7,7 @@
  * `{key}`), prices in its unit and the methods it leaves out, throughput (a window of one or more
  * seconds, per account or per key) and quota (per day or month) rules, each refusal's status and
  * exact body (`{id}`, `{from}`, `{to}`, `{limit}`, `{limitGrouped}`, `{traceId}` filled in) and WebSocket error
- * object, eth_getLogs' block range limit, batch limits per transport and the calls' time limit.
+ * object, eth_getLogs' block range and result limits, batch limits per transport and the calls' time limit.
  * `{ "extends": "alchemy", ... }` starts from a shipped profile and replaces the fields it names.
  * docs/providers.md says where each shipped value comes from.
  */
@@ -62,6 +62,13 @@ export interface ProfileSpec {
    * distance (`to - from`); `methods`: those judged (default eth_getLogs). null: none.
    */
   readonly getLogs: { readonly maxBlockRange: number; readonly measure: 'blocks' | 'distance'; readonly methods: readonly string[] } | null
+  /**
+   * eth_getLogs' (and eth_getFilterLogs') most logs in one answer and the call's error past it,
+   * its message naming `{limit}`, `{limitGrouped}` and `{from}`-`{to}`: the widest range from
+   * the query's first block within the limit. null: the service's (10,000 logs, -32005 `query
+   * returned more than 10000 results...`).
+   */
+  readonly getLogsResults: { readonly maxLogs: number; readonly error: { readonly code: number; readonly message: string } } | null
   readonly batch: { readonly http: number; readonly ws: number }
   /** The time limit of a call's executions, in ms; null: the gateway's `evmTimeoutMs`. */
   readonly timeoutMs: number | null
@@ -70,7 +77,7 @@ export interface ProfileSpec {
 export const REFUSAL_NAMES = ['invalidKey', 'throughput', 'quota', 'getLogsRange', 'batchTooLarge'] as const
 export type RefusalName = (typeof REFUSAL_NAMES)[number]
 
-const FIELDS = ['name', 'unit', 'url', 'prices', 'excludeMethods', 'extraMethods', 'throughput', 'quota', 'refusals', 'getLogs', 'batch', 'timeoutMs'] as const
+const FIELDS = ['name', 'unit', 'url', 'prices', 'excludeMethods', 'extraMethods', 'throughput', 'quota', 'refusals', 'getLogs', 'getLogsResults', 'batch', 'timeoutMs'] as const
 
 function nonNegative(v: unknown, where: string): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) fail(where, `must be an integer of at least 0, got ${describe(v)}`)
@@ -152,6 +159,15 @@ export function parseProfile(input: unknown, where = 'profile'): ProfileSpec {
       onlyFields(r, ['maxBlockRange', 'measure', 'methods'], `${where}.getLogs`)
       if (r.measure !== 'blocks' && r.measure !== 'distance') fail(`${where}.getLogs.measure`, `must be "blocks" or "distance", got ${describe(r.measure)}`)
       return { maxBlockRange: expectPositiveInteger(r.maxBlockRange, `${where}.getLogs.maxBlockRange`), measure: r.measure, methods: expectStringList(r.methods ?? ['eth_getLogs'], `${where}.getLogs.methods`) }
+    }),
+    getLogsResults: nullable(p.getLogsResults ?? null, (g) => {
+      const w = `${where}.getLogsResults`
+      const r = expectRecord(g, w)
+      onlyFields(r, ['maxLogs', 'error'], w)
+      const error = expectRecord(r.error, `${w}.error`)
+      onlyFields(error, ['code', 'message'], `${w}.error`)
+      if (typeof error.code !== 'number' || !Number.isSafeInteger(error.code)) fail(`${w}.error.code`, `must be an integer, got ${describe(error.code)}`)
+      return { maxLogs: expectPositiveInteger(r.maxLogs, `${w}.maxLogs`), error: { code: error.code, message: expectString(error.message, `${w}.error.message`) } }
     }),
     batch: { http: expectPositiveInteger(batch.http, `${where}.batch.http`), ws: expectPositiveInteger(batch.ws, `${where}.batch.ws`) },
     timeoutMs: nullable(p.timeoutMs, (t) => nonNegative(t, `${where}.timeoutMs`)),

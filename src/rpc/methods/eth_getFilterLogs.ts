@@ -14,6 +14,6 @@ export const eth_getFilterLogs = defineMethod({
   run([id], ctx): LogJson[] {
     const criteria = filtersOf(ctx).logCriteria(id)
     if (!criteria) throw new FilterNotFoundError()
-    return queryLogs(ctx.chain, criteria)
+    return queryLogs(ctx.chain, criteria, ctx.logResults)
   },
 })

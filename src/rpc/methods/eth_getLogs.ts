@@ -12,5 +12,5 @@ import { defineMethod } from '../method.ts'
 export const eth_getLogs = defineMethod({
   name: 'eth_getLogs',
   params: [filterCriteria],
-  run: ([criteria], { chain }): LogJson[] => queryLogs(chain, criteria),
+  run: ([criteria], { chain, logResults }): LogJson[] => queryLogs(chain, criteria, logResults),
 })
