@@ -3,6 +3,7 @@
  * rule-free: the gateway decides whether a call may run (keys, credits) before calling `execute`.
  */
 import { ForkReadError } from '../chain/vm/forkState.ts'
+import { MissingStateError } from '../chain/vm/trieDatabase.ts'
 import { InternalError, InvalidRequestError, MethodNotFoundError, RpcError, ServerError } from './errors.ts'
 import { historyAnswer } from './forkHistory.ts'
 import type { RpcErrorObject } from './errors.ts'
@@ -64,11 +65,13 @@ export function isSupportedMethod(name: string): boolean {
 
 /**
  * The one serializer: anything thrown becomes a wire error object; a forked network's failed
- * upstream read says what it could not read (-32000); unknown errors become -32603, no stack.
+ * upstream read says what it could not read (-32000), a pruned state is geth's missing trie node
+ * (-32000); unknown errors become -32603, no stack.
  */
 export function toErrorObject(err: unknown): RpcErrorObject {
   if (err instanceof RpcError) return err.toErrorObject()
   if (err instanceof ForkReadError) return err.rpc ?? new ServerError(err.message).toErrorObject()
+  if (err instanceof MissingStateError) return new ServerError(err.message).toErrorObject()
   return new InternalError().toErrorObject()
 }
 
@@ -125,6 +128,6 @@ function runMethod(ctx: RpcContext, request: JsonRpcRequest, method: RpcMethod):
 }
 
 function failed(ctx: RpcContext, request: JsonRpcRequest, err: unknown): JsonRpcResponse {
-  if (!(err instanceof RpcError) && !(err instanceof ForkReadError)) ctx.onInternalError?.(err, request)
+  if (!(err instanceof RpcError) && !(err instanceof ForkReadError) && !(err instanceof MissingStateError)) ctx.onInternalError?.(err, request)
   return errorResponse(request.id, err)
 }

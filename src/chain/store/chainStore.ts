@@ -1,8 +1,8 @@
 /**
  * What a chain holds: its blocks (the block store), the safe and finalized tags and how far they
- * trail the head, its state (one trie database that keeps every live block's state root, so any
- * historical state can be read, in layers a restore drops: ../vm/trieDatabase.ts), its VM, and a
- * Common per fork. Reads never re-execute anything.
+ * trail the head, its state (one trie database, in layers a restore drops: ../vm/trieDatabase.ts,
+ * keeping the loaded blocks', the snapshots' and the recent blocks' states: ./stateHistory.ts),
+ * its VM, and a Common per fork. Reads never re-execute anything.
  *
  * The state manager and the VM are made on first use (`getState()`, `getVm()`): a chain that only
  * answers reads never loads `@ethereumjs/vm` and `@ethereumjs/evm` (see ../vm/vmLibraries.ts).
@@ -33,6 +33,7 @@ import type { StateEdit } from '../vm/stateEdits.ts'
 import { stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
 import { ForkCommons } from './forkCommons.ts'
 import { ReadStates } from './readStates.ts'
+import { StateHistory } from './stateHistory.ts'
 import { TrieDatabase } from '../vm/trieDatabase.ts'
 import type { TrieLayer } from '../vm/trieDatabase.ts'
 import type { ChainStoreOptions, EditedState, StoreContents } from './storeTypes.ts'
@@ -62,6 +63,8 @@ export class ChainStore implements ChainReader {
   #state: Promise<RecordingStateManager> | undefined
   /** The state's trie database, once made, and its layer then (what a restore of contents taken before goes back to). */
   #db: { database: TrieDatabase; made: TrieLayer } | undefined
+  /** Which states are kept (./stateHistory.ts). */
+  readonly #history: StateHistory
 
   constructor(opts: ChainStoreOptions) {
     this.name = opts.name
@@ -75,10 +78,11 @@ export class ChainStore implements ChainReader {
     this.#safeLag = opts.lags?.safe ?? this.head.number - opts.safe
     this.#finalizedLag = opts.lags?.finalized ?? this.head.number - opts.finalized
     this.#edits = new Map(opts.edits)
+    this.#history = new StateHistory(this.head.number)
   }
 
   /**
-   * The head's state (mining moves it; its trie database keeps every live block's state root): made
+   * The head's state (mining moves it; its trie database keeps the states the chain keeps): made
    * on the first call, at the head's state root, the same one after.
    */
   getState(): Promise<RecordingStateManager> {
@@ -87,6 +91,7 @@ export class ChainStore implements ChainReader {
         await made.setStateRoot(this.stateRootOf(this.head))
         const database = TrieDatabase.under(made)
         if (database) this.#db = { database, made: database.mark() }
+        if (made.fork !== undefined) this.#history.keepAll()
         return made
       })
       this.#state = state
@@ -174,7 +179,7 @@ export class ChainStore implements ChainReader {
 
   /**
    * A state manager positioned at the state after `record`, for reads only. Copies share the trie
-   * database, which keeps every live block's root. The last few are kept, each remembering
+   * database (an older mined block's state may be pruned: ./stateHistory.ts). The last few are kept, each remembering
    * what it read (../vm/blockState.ts): a block's state never changes, and making a copy per read,
    * or walking the trie again, costs more than the read.
    */
@@ -187,10 +192,11 @@ export class ChainStore implements ChainReader {
 
   /**
    * The state root reads of `record` see: its header's, or after state edits made while it was the
-   * head, the root they gave (the state the next block executed on).
+   * head, the root they gave (the state the next block executed on). A `MissingStateError` when
+   * that state was pruned (./stateHistory.ts).
    */
   stateRootOf(record: BlockRecord): Uint8Array {
-    return this.#edits.get(record)?.root ?? record.block.header.stateRoot
+    return this.#history.check(record, this.#edits.get(record)?.root ?? record.block.header.stateRoot, this.#db?.database)
   }
 
   /** The state edits made while `record` was the head, if any (what an export writes to `edits.json`). */
@@ -241,6 +247,7 @@ export class ChainStore implements ChainReader {
     this.#commons.share(record.block)
     this.blockchain.append(record)
     this.#advanceTags()
+    this.#history.appended(this.blockchain.records, this.#edits, this.#db?.database)
   }
 
   /**

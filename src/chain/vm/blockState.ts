@@ -1,7 +1,7 @@
 /**
  * A state manager fixed at one block's state root, which remembers what it read from the trie.
  *
- * A block's state never changes and the trie database keeps every root, so the value of an account
+ * A block's state never changes and the trie database keeps its root while the chain keeps it, so the value of an account
  * at a state root, or of a storage slot at a storage root, is the same on every read: walking the
  * trie and decoding its nodes once per key is enough. The memos are keyed by the root actually
  * read (the account trie's, the account's storage trie's), so a read under any other root, e.g.

@@ -1,5 +1,5 @@
 /**
- * A chain's trie database: every state the chain's live blocks need, in layers that a restore
+ * A chain's trie database: every state the chain keeps (../store/chainStore.ts), in layers that a restore
  * drops. Nodes are keyed by their hash, so a layer only ever adds to the ones below it.
  *
  * - The base holds what was there when the chain was loaded (the verified cache saves it).
@@ -8,6 +8,9 @@
  *   the top and held by no snapshot, are garbage. A snapshot that is kept holds its layers.
  * - Past `MAX_DEPTH` layers the lowest is merged into the base (reads walk the layers): a later
  *   restore below it keeps its nodes, which is memory, never a wrong answer.
+ * - `prune(roots)` drops from the top layer the nodes no state at `roots` reaches (./stateReach.ts):
+ *   the states of blocks the chain no longer keeps (../store/chainStore.ts). Only the top layer:
+ *   the ones below are held by snapshots and by copies.
  *
  * Every view of one chain's database (`shallowCopy`: the storage tries, the read states) shares its
  * top layer; `fork()` gives another chain its own, over the same layers.
@@ -23,12 +26,24 @@ import type { BatchDBOp, DB } from '@ethereumjs/util'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { bytesToUnprefixedHex, unprefixedHexToBytes, ValueEncoding } from '@ethereumjs/util'
 import { flatString } from '../../encoding/hex.ts'
+import { reachedKeys } from './stateReach.ts'
 
 type Key = Uint8Array | string
 type Value = Uint8Array | string
 
 /** A key deleted in a layer (the trie does not prune, but the interface has `del`). */
 const DELETED = null
+
+/**
+ * A state the chain no longer keeps (pruned, ../store/chainStore.ts), in geth's words for a state
+ * its database lacks (-32000 on the wire).
+ */
+export class MissingStateError extends Error {
+  override readonly name = 'MissingStateError'
+  constructor(root: Uint8Array) {
+    super(`missing trie node ${Buffer.from(root).toString('hex')} (path ) <nil>`)
+  }
+}
 
 /** Layers above the base at most: reads of old nodes walk them all. */
 const MAX_DEPTH = 16
@@ -134,6 +149,38 @@ export class TrieDatabase implements DB<Key, Value> {
     state['_trie'].database(new TrieDatabase(this.#base, { layer: new TrieLayer(this.mark()) }), ValueEncoding.Bytes)
   }
 
+  /** Whether the node keyed `hash` (a state root) is in a layer. */
+  has(hash: Uint8Array): boolean {
+    const k = bytesToUnprefixedHexFlat(hash)
+    for (let layer: TrieLayer | undefined = this.#top.layer; layer; layer = layer.parent) {
+      const value = layer.entries.get(k)
+      if (value !== undefined) return value !== DELETED
+    }
+    return false
+  }
+
+  /**
+   * Drops from the top layer the nodes (and unprefixed code) that none of the states at `roots`
+   * reaches; the layers below stay whole. Keys of another length (EthereumJS's prefixed code keys)
+   * and deletions stay. Returns how many entries went.
+   */
+  prune(roots: Iterable<Uint8Array>): number {
+    const top = this.#top.layer
+    if (top.parent === undefined) return 0
+    const entries = top.entries
+    const reached = reachedKeys(roots, (key) => {
+      const value = entries.get(key)
+      return typeof value === 'string' ? bytesOf(value) : (value ?? undefined)
+    })
+    let dropped = 0
+    for (const [key, value] of entries) {
+      if (key.length !== 64 || value === DELETED || reached.has(key)) continue
+      entries.delete(key)
+      dropped++
+    }
+    return dropped
+  }
+
   /** How many layers sit above the base (for tests). */
   get depth(): number {
     let depth = 0
@@ -161,6 +208,11 @@ export class TrieDatabase implements DB<Key, Value> {
 /** MapDB's key encoding, so that a key reads back whichever form it was written in. */
 function keyOf(key: Key): string {
   return key instanceof Uint8Array ? bytesToUnprefixedHex(key) : key.toString()
+}
+
+/** Bytes as the flat unprefixed hex of the keys. */
+function bytesToUnprefixedHexFlat(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
 }
 
 /** The value's own bytes: a view into a larger buffer (returned data, a decoded list) would keep all of it. */
