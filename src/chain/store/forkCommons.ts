@@ -7,6 +7,7 @@
  */
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
+import { keepParamsCaches } from '../vm/commonParams.ts'
 
 export class ForkCommons {
   readonly #chain: Common
@@ -15,6 +16,8 @@ export class ForkCommons {
   readonly #sizes = new WeakMap<object, number>()
 
   constructor(chain: Common) {
+    // Headers and transactions made on these Commons' copies skip the rebuild that changes nothing.
+    keepParamsCaches()
     this.#chain = chain
   }
 
