@@ -241,6 +241,11 @@ export class Chain extends ChainReads {
     })
   }
 
+  /** The pending block with the pool's executable transactions (Miner.pendingBlock); undefined when there is none. */
+  pendingBlock(): Promise<BlockRecord | undefined> {
+    return this.#pool.entries.length === 0 ? Promise.resolve(undefined) : this.#exclusive(() => this.#miner.pendingBlock())
+  }
+
   // Snapshots and forks.
 
   /** The head, safe and finalized blocks, the pool and the mining mode, as they are now. */

@@ -24,6 +24,30 @@ export function stateRecord(chain: Chain, selector: BlockSelector): BlockRecord 
   throw new HeaderNotFoundError()
 }
 
+const isPending = (selector: BlockSelector): boolean => selector.kind === 'tag' && selector.tag === 'pending'
+
+/**
+ * The block a state read at `selector` reads, with geth's `pending`: the pending block, the pool's
+ * executable transactions mined on the head (`Chain.pendingBlock`), when the pool has any; else
+ * as `stateRecord` (synchronously).
+ */
+export function readRecord(chain: Chain, selector: BlockSelector): BlockRecord | Promise<BlockRecord> {
+  if (!isPending(selector)) return stateRecord(chain, selector)
+  return chain.pendingBlock().then((pending) => pending ?? stateRecord(chain, selector))
+}
+
+/**
+ * The block a call at `selector` runs in and on, and its block overrides: at `pending`, the
+ * pending block (its number, time, base fee and state, the pool's transactions applied) when the
+ * pool has executable transactions, else the next block's context over the head's state
+ * (`pendingContext`); any other selector, its block and the call's own overrides.
+ */
+export async function callBlock(chain: Chain, selector: BlockSelector, block: BlockOverrides | undefined): Promise<{ record: BlockRecord; block: BlockOverrides | undefined }> {
+  const pending = isPending(selector) ? await chain.pendingBlock() : undefined
+  if (pending !== undefined) return { record: pending, block }
+  return { record: stateRecord(chain, selector), block: pendingContext(chain, selector, block) }
+}
+
 /**
  * The block context of a call at `pending`, as geth's pending block gives it: the next block's
  * number, timestamp (as the miner would give it on the gateway's clock now), gas limit and base

@@ -80,4 +80,36 @@ describe.runIf(anvilBinary() !== undefined)('pending: the next block, as on Anvi
     expect(seen.double).toEqual(seen.anvil)
     expect(seen.double).toMatchObject({ latestIsATransfer: true, pendingPaysTheWrite: true, listsTheSlot: true, minedWithTheEstimate: '0x1' })
   })
+
+  it('with manual mining, the pooled transactions are applied: balances, code, calls and estimates at pending see them, latest does not', async () => {
+    const seen: Record<string, unknown> = {}
+    const RECIPIENT = '0x000000000000000000000000000000000000ca5e'
+    for (const [name, url] of Object.entries(endpoints())) {
+      await result(url, 'anvil_setCode', [ODD, ODD_CODE])
+      await result(url, 'anvil_setBalance', [SENDER, '0xde0b6b3a7640000'])
+      await result(url, 'anvil_impersonateAccount', [SENDER])
+      await result(url, 'evm_setAutomine', [false])
+      const before = await result(url, 'eth_getBalance', [RECIPIENT, 'latest'])
+      await result(url, 'eth_sendTransaction', [{ from: SENDER, to: RECIPIENT, value: '0x1234', gas: '0x5208' }])
+      await result(url, 'eth_sendTransaction', [{ from: SENDER, to: ODD, gas: '0x186a0' }])
+      seen[name] = {
+        latest: await result(url, 'eth_getBalance', [RECIPIENT, 'latest']),
+        pending: await result(url, 'eth_getBalance', [RECIPIENT, 'pending']),
+        unchangedLatest: before,
+        senderNonce: await result(url, 'eth_getTransactionCount', [SENDER, 'pending']),
+        pendingCodeOfOdd: (await result(url, 'eth_getCode', [ODD, 'pending'])) === ODD_CODE,
+        // A transfer of the recipient's whole pending balance succeeds at pending only.
+        estimatePending: (await rpcCall(url, 'eth_estimateGas', [{ from: RECIPIENT, to: SENDER, value: '0x1234', gasPrice: '0x0' }, 'pending'])).error === undefined,
+      }
+      // At latest the recipient has nothing to send: geth refuses (insufficient funds); Anvil 1.7.1 estimates anyway.
+      if (name === 'double') {
+        const refused = await rpcCall(url, 'eth_estimateGas', [{ from: RECIPIENT, to: SENDER, value: '0x1234', gasPrice: '0x0' }, 'latest'])
+        expect(refused.error?.message).toMatch(/insufficient funds/)
+      }
+      await result(url, 'evm_mine', [])
+      await result(url, 'evm_setAutomine', [true])
+    }
+    expect(seen.double).toEqual(seen.anvil)
+    expect(seen.double).toMatchObject({ latest: '0x0', pending: '0x1234', unchangedLatest: '0x0', pendingCodeOfOdd: true, estimatePending: true })
+  })
 })

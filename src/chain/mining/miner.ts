@@ -11,11 +11,11 @@ import type { BlockRecord } from '../blocks/types.ts'
 import type { ChainEvents } from '../events/chainEvents.ts'
 import { poolTransaction } from '../pool/poolTransaction.ts'
 import type { PoolTransaction } from '../pool/poolTransaction.ts'
-import { selectExecutable } from '../pool/selection.ts'
 import type { TxPool } from '../pool/txPool.ts'
 import type { ChainStore } from '../store/chainStore.ts'
 import { BranchRefusedError, mineBranch } from './branch.ts'
-import { childHeaderFields, MiningError, mineChild } from './mining.ts'
+import { MiningError } from './mining.ts'
+import { nextBlock } from './nextBlock.ts'
 import { planReorg, ReorgError } from './reorg.ts'
 import type { ReorgOptions } from './reorg.ts'
 import { afterMined, DEFAULT_MINING_SETTINGS, nextTimestamp } from './settings.ts'
@@ -49,6 +49,8 @@ export class Miner {
   /** Reorgs made so far (each branch's blocks say which one made them). */
   #reorgs = 0
   #settings: MiningSettingsState = DEFAULT_MINING_SETTINGS
+  /** The last pending block built, for the head and pool it was built on (`pendingBlock`). */
+  #pending: { key: string; record: BlockRecord | undefined } | undefined
 
   constructor(store: ChainStore, pool: TxPool, opts: { clock?: ChainClock; mode?: MiningMode; events?: ChainEvents } = {}) {
     this.#store = store
@@ -157,24 +159,10 @@ export class Miner {
    */
   async mineExecutable(always: boolean): Promise<Map<string, string>> {
     const store = this.#store
-    // First: the block's Common must have the VM's parameters (see ChainStore.getVm).
-    const vm = await store.getVm()
-    const parent = store.head
-    const parentRoot = store.stateRootOf(parent)
-    const settings = this.#settings
-    const timestamp = this.nextTimestamp()
-    const common = store.commonAt(parent.number + 1n, timestamp)
-    const fields = childHeaderFields(parent, common, timestamp, settings.coinbase ?? store.genesis.block.header.coinbase.toString(), {
-      gasLimit: settings.gasLimit,
-      baseFee: settings.nextBaseFee,
-    })
-    const nonces = new Map<string, bigint>()
-    for (const p of this.#pool.entries) if (!nonces.has(p.from)) nonces.set(p.from, await store.nonceAt(parent, p.from))
-    const baseFee = fields.baseFeePerGas === undefined ? undefined : BigInt(fields.baseFeePerGas as bigint)
-    let chosen = selectExecutable(this.#pool.entries, (from) => nonces.get(from)!, baseFee, BigInt(fields.gasLimit as bigint))
+    const { parent, parentRoot, settings, timestamp, chosen: executable, mine } = await nextBlock(this.#store, this.#pool, this.#settings, this.nextTimestamp())
+    let chosen = executable
     const failed = new Map<string, string>()
     if (chosen.length === 0 && !always) return failed
-    const mine = (txs: readonly PoolTransaction[]): Promise<BlockRecord> => mineChild(vm, parent, parentRoot, common, fields, txs)
     let record: BlockRecord
     try {
       record = await mine(chosen)
@@ -194,6 +182,28 @@ export class Miner {
     this.#pool.remove((p) => included.has(p))
     this.#events?.emitChange([], parent, [record], 'mined')
     return failed
+  }
+
+  /**
+   * The pending block, as geth's miner builds it: the executable pooled transactions mined on the
+   * head now, not appended (the head's state is put back), kept until the head or the pool
+   * changes; undefined when nothing in the pool is executable, or EthereumJS refuses one of them.
+   * Its state's trie nodes stay in the trie database, as a mined block's do.
+   */
+  async pendingBlock(): Promise<BlockRecord | undefined> {
+    const key = `${this.#store.head.hash}:${this.#pool.entries.map((p) => p.hash).join()}`
+    if (this.#pending?.key === key) return this.#pending.record
+    const { parentRoot, chosen, mine } = await nextBlock(this.#store, this.#pool, this.#settings, this.nextTimestamp())
+    let record: BlockRecord | undefined
+    try {
+      record = chosen.length === 0 ? undefined : await mine(chosen)
+    } catch (err) {
+      if (!(err instanceof MiningError)) throw err
+    } finally {
+      await (await this.#store.getState()).setStateRoot(parentRoot)
+    }
+    this.#pending = { key, record }
+    return record
   }
 
   /**

@@ -10,7 +10,7 @@ import { optional } from '../params.ts'
 import { blockOverridesParam, stateOverrideParam } from '../overrides.ts'
 import { blockNumberOrHash } from '../validators.ts'
 import { GAS_CAP_MULTIPLIER } from './eth_estimateGas.ts'
-import { LATEST, pendingContext, stateRecord } from '../blocks.ts'
+import { LATEST, callBlock } from '../blocks.ts'
 
 /**
  * Executes a call on the state of a block (default `latest`) and returns what it returned. Its
@@ -34,9 +34,8 @@ export const eth_call = defineMethod({
   ],
   async run([args, selector, state, block], ctx) {
     const { chain, execution } = ctx
-    const record = stateRecord(chain, selector)
+    const { record, block: context } = await callBlock(chain, selector, block)
     const gasCap = chain.head.block.header.gasLimit * GAS_CAP_MULTIPLIER
-    const context = pendingContext(chain, selector, block)
     const overrides = state === undefined && context === undefined ? undefined : { state, block: context }
     let outcome
     try {

@@ -9,7 +9,7 @@ import { ExecutionTimeout } from '../../chain/vm/executionGuard.ts'
 import { vmLibraries } from '../../chain/vm/vmLibraries.ts'
 import { keccak256 } from '../../encoding/keccak.ts'
 import { toQuantity } from '../../encoding/hex.ts'
-import { LATEST, pendingContext, stateRecord } from '../blocks.ts'
+import { LATEST, callBlock } from '../blocks.ts'
 import { callObject } from '../callObject.ts'
 import { ServerError } from '../errors.ts'
 import { withFeeDefaults } from '../feeDefaults.ts'
@@ -34,8 +34,7 @@ export const eth_createAccessList = defineMethod({
   name: 'eth_createAccessList',
   params: [callObject, optional(blockNumberOrHash, LATEST), stateOverrideParam],
   async run([callArgs, selector, state], { chain, execution }) {
-    const record = stateRecord(chain, selector)
-    const block = pendingContext(chain, selector, undefined)
+    const { record, block } = await callBlock(chain, selector, undefined)
     const overrides = state === undefined && block === undefined ? undefined : { state, block }
     let args = withFeeDefaults(chain, record, callArgs)
     if (args.nonce === undefined) {

@@ -5,7 +5,7 @@ import { OverrideError } from '../../chain/execution/overrides.ts'
 import { ExecutionTimeout } from '../../chain/vm/executionGuard.ts'
 import { toData, toQuantity } from '../../encoding/hex.ts'
 import { revertMessage } from '../../encoding/revert.ts'
-import { LATEST, pendingContext, stateRecord } from '../blocks.ts'
+import { LATEST, callBlock } from '../blocks.ts'
 import { callObject } from '../callObject.ts'
 import { ExecutionRevertedError, ServerError } from '../errors.ts'
 import { defineMethod, executionBudget } from '../method.ts'
@@ -27,8 +27,7 @@ export const eth_estimateGas = defineMethod({
   params: [callObject, optional(blockNumberOrHash, LATEST), stateOverrideParam, blockOverridesParam],
   async run([args, selector, state, block], { chain, execution }) {
     const resolved: BlockSelector = selector.kind === 'tag' && selector.tag === 'safe' ? { kind: 'tag', tag: 'finalized' } : selector
-    const record = stateRecord(chain, resolved)
-    const context = pendingContext(chain, selector, block)
+    const { record, block: context } = await callBlock(chain, resolved, block)
     try {
       const { gas } = await estimateGas(chain, record, args, {
         gasCap: chain.head.block.header.gasLimit * GAS_CAP_MULTIPLIER,
