@@ -92,7 +92,7 @@ export class CallSession {
     const calls = overrides === undefined ? await callsAt(chain, record) : await BlockCalls.open(chain, record, overrides)
     const zeroFees = feeCap === 0n && tip === 0n && baseFee !== undefined
     const session = new CallSession(calls, calls.blockFor(zeroFees), args, type, feeCap, overrides !== undefined)
-    if (baseFee !== undefined) session.#refusal = feeCapRefusal(toChecksumAddress(session.from.toString()), feeCap, tip, true)
+    if (baseFee !== undefined) session.#refusal = feeCapRefusal(() => toChecksumAddress(session.from.toString()), feeCap, tip, true)
     if (type === TransactionType.BlobEIP4844 && !args.maxFeePerBlobGas) {
       session.#blobCredit = BigInt(args.blobVersionedHashes!.length) * BLOB_GAS_PER_BLOB * session.#block.header.getBlobGasPrice()
     }

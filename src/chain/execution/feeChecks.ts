@@ -13,14 +13,15 @@ const MAX_UINT256 = (1n << 256n) - 1n
 
 /**
  * The London fee checks: caps past 256 bits, then a tip above the fee cap. `skippable`: geth's
- * `NoBaseFee` calls (no validation) skip them when both caps are zero. `from` as geth's
- * `Address.Hex()` writes it (checksummed). Returns geth's message, or undefined.
+ * `NoBaseFee` calls (no validation) skip them when both caps are zero. `from` answers the sender as
+ * geth's `Address.Hex()` writes it (checksummed: a keccak, made only for a refusal). Returns geth's
+ * message, or undefined.
  */
-export function feeCapRefusal(from: string, feeCap: bigint, tip: bigint, skippable: boolean): string | undefined {
+export function feeCapRefusal(from: () => string, feeCap: bigint, tip: bigint, skippable: boolean): string | undefined {
   if (skippable && feeCap === 0n && tip === 0n) return undefined
-  if (feeCap > MAX_UINT256) return `max fee per gas higher than 2^256-1: address ${from}, maxFeePerGas bit length: ${feeCap.toString(2).length}`
-  if (tip > MAX_UINT256) return `max priority fee per gas higher than 2^256-1: address ${from}, maxPriorityFeePerGas bit length: ${tip.toString(2).length}`
-  if (tip > feeCap) return `max priority fee per gas higher than max fee per gas: address ${from}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`
+  if (feeCap > MAX_UINT256) return `max fee per gas higher than 2^256-1: address ${from()}, maxFeePerGas bit length: ${feeCap.toString(2).length}`
+  if (tip > MAX_UINT256) return `max priority fee per gas higher than 2^256-1: address ${from()}, maxPriorityFeePerGas bit length: ${tip.toString(2).length}`
+  if (tip > feeCap) return `max priority fee per gas higher than max fee per gas: address ${from()}, maxPriorityFeePerGas: ${tip}, maxFeePerGas: ${feeCap}`
   return undefined
 }
 

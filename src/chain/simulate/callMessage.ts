@@ -179,7 +179,7 @@ async function checkMessage(env: CallBlock, a: CallArgs, m: Message): Promise<vo
     if (stateNonce === MAX_UINT64) refuse('internal', `nonce has max value: address ${m.fromHex}, nonce: ${stateNonce}`, m.gas)
   }
   if (env.baseFee !== undefined && !(!env.validate && m.feeCap === 0n && m.tip === 0n)) {
-    const refusal = feeCapRefusal(m.fromHex, m.feeCap, m.tip, false)
+    const refusal = feeCapRefusal(() => m.fromHex, m.feeCap, m.tip, false)
     if (refusal !== undefined) refuse('invalidParams', refusal, m.gas)
     if (m.feeCap < env.baseFee) refuse('baseFeeTooLow', `max fee per gas less than block base fee: address ${m.fromHex}, maxFeePerGas: ${m.feeCap}, baseFee: ${env.baseFee}`, m.gas)
   }

@@ -25,8 +25,8 @@ import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Caches } from '@ethereumjs/statemanager'
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
-import type { Account, Address } from '@ethereumjs/util'
+import { Account, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
+import type { Address } from '@ethereumjs/util'
 import { EoaView } from './eoaView.ts'
 import { OverlayDB } from './overlayDb.ts'
 import { forkAccountEntry } from './forkState.ts'
@@ -60,6 +60,12 @@ export class BlockStateManager extends MerkleStateManager {
   readonly fork: ForkReads | undefined
   /** The sender whose next account read answers an empty code hash once (./eoaView.ts). */
   readonly #eoaView = new EoaView()
+  /**
+   * The account an RLP of the account cache decodes to, by that RLP (the cache makes a new one at
+   * every put, and what it drops goes from here too): a call reads the same few accounts many
+   * times (runTx reads its sender and the coinbase before and after each change).
+   */
+  readonly #decodedAccounts = new WeakMap<Uint8Array, Account>()
 
   private constructor(base: MerkleStateManager, root: Uint8Array, caches: Caches | undefined, isolated: boolean) {
     const common = base.common.copy()
@@ -107,11 +113,18 @@ export class BlockStateManager extends MerkleStateManager {
 
   override async getAccount(address: Address): Promise<Account | undefined> {
     const cached = this._caches?.account?.get(address)
-    if (cached !== undefined) return this.#eoaView.apply(address, cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined)
+    if (cached !== undefined) return this.#eoaView.apply(address, cached.accountRLP !== undefined ? this.#decoded(cached.accountRLP) : undefined)
     const rlp = await this.#baseAccount(address)
     const account = rlp !== null ? createAccountFromRLP(rlp) : undefined
     this._caches?.account?.put(address, account)
     return this.#eoaView.apply(address, account)
+  }
+
+  /** A new Account of `rlp` (callers change what they read), copied from its decoding. */
+  #decoded(rlp: Uint8Array): Account {
+    let known = this.#decodedAccounts.get(rlp)
+    if (known === undefined) this.#decodedAccounts.set(rlp, (known = createAccountFromRLP(rlp)))
+    return new Account(known.nonce, known.balance, known.storageRoot, known.codeHash)
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
