@@ -95,6 +95,7 @@ describe.runIf(anvilBinary() !== undefined)('pending: the next block, as on Anvi
       seen[name] = {
         latest: await result(url, 'eth_getBalance', [RECIPIENT, 'latest']),
         pending: await result(url, 'eth_getBalance', [RECIPIENT, 'pending']),
+        proven: (await result(url, 'eth_getProof', [RECIPIENT, [], 'pending'])).balance,
         unchangedLatest: before,
         senderNonce: await result(url, 'eth_getTransactionCount', [SENDER, 'pending']),
         pendingCodeOfOdd: (await result(url, 'eth_getCode', [ODD, 'pending'])) === ODD_CODE,
@@ -110,6 +111,6 @@ describe.runIf(anvilBinary() !== undefined)('pending: the next block, as on Anvi
       await result(url, 'evm_setAutomine', [true])
     }
     expect(seen.double).toEqual(seen.anvil)
-    expect(seen.double).toMatchObject({ latest: '0x0', pending: '0x1234', unchangedLatest: '0x0', pendingCodeOfOdd: true, estimatePending: true })
+    expect(seen.double).toMatchObject({ latest: '0x0', pending: '0x1234', proven: '0x1234', unchangedLatest: '0x0', pendingCodeOfOdd: true, estimatePending: true })
   })
 })

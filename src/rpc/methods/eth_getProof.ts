@@ -1,7 +1,7 @@
 import { bytesToBigInt, bytesToHex, createAddressFromString } from '@ethereumjs/util'
 import { proveAccount } from '../../chain/vm/proof.ts'
 import { toQuantity } from '../../encoding/hex.ts'
-import { LATEST, stateRecord } from '../blocks.ts'
+import { LATEST, readRecord } from '../blocks.ts'
 import { InvalidParamsError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { optional } from '../params.ts'
@@ -23,7 +23,7 @@ export const eth_getProof = defineMethod({
       throw new InvalidParamsError(`too many storage keys requested (max ${MAX_PROOF_KEYS}, got ${keyTexts.length})`)
     }
     const keys = keyTexts.map(decodeStorageKey)
-    const state = await chain.stateAt(stateRecord(chain, selector))
+    const state = await chain.stateAt(await readRecord(chain, selector))
     const proof = await proveAccount(state, createAddressFromString(owner), keys)
     return {
       address: owner,
