@@ -25,6 +25,7 @@ import { anvilBinary, anvilChainArgs, anvilEndpoint, anvilVersion, replayOnAnvil
 import { coldStart, median } from './coldStart.ts'
 import { BENCH_FIXTURE, BENCH_NETWORK, ROOT, benchFixtureExists, buildBenchFixture, readFixtureBlocks, readFixtureIndex, readGenesis } from './fixture.ts'
 import type { FromServer, ToServer } from './gatewayServer.ts'
+import { serverArgs } from './serverScript.ts'
 import { runLoad } from './load.ts'
 import { newHeadsRows } from './newHeads.ts'
 import { testLoopRows } from './testLoop.ts'
@@ -183,7 +184,7 @@ class GatewayChild {
 
   /** Starts `root`'s bench/gatewayServer.ts (this project's, or the `--before` checkout's). */
   static async start(configPath: string, options: object = {}, root = ROOT, timeoutMs = 180_000): Promise<GatewayChild> {
-    const child = spawnTracked(process.execPath, ['--import', 'tsx', join(root, 'bench/gatewayServer.ts'), configPath, JSON.stringify(options)], {
+    const child = spawnTracked(process.execPath, [...(await serverArgs(root)), configPath, JSON.stringify(options)], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     })

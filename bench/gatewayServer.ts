@@ -3,7 +3,8 @@
  * bench/gatewayServer.ts <config.json> [<options.json>]`) that calls `startServer` exactly as the CLI does, and
  * answers the parent over IPC with its port and, on request, a key's credit balance (which the
  * gateway does not expose over HTTP) or its memory after a full GC (bench/memory.ts starts it with
- * --expose-gc). The parent measures this process's resident memory.
+ * --expose-gc). The parent measures this process's resident memory. `npm run bench` runs it compiled over the
+ * build, without tsx (./serverScript.ts); the other bench scripts through tsx.
  */
 import { startServer } from '../src/http/server.ts'
 
@@ -13,7 +14,7 @@ export type FromServer =
   | { type: 'balance'; key: string; balance: number | undefined; utcDay: number }
   | { type: 'watching' }
   /** After a full GC when the process runs with --expose-gc (`gc` says whether it did): bytes. */
-  | { type: 'memory'; gc: boolean; rss: number; heapUsed: number; external: number; arrayBuffers: number }
+  | { type: 'memory'; gc: boolean; rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number }
   /** A block joined the watched network's chain, at `at` (performance.timeOrigin + now()). */
   | { type: 'block'; number: number; at: number }
   | { type: 'failed'; message: string }
@@ -39,8 +40,8 @@ try {
     if (message.type === 'memory') {
       const gc = (globalThis as { gc?: () => void }).gc
       gc?.()
-      const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage()
-      send({ type: 'memory', gc: gc !== undefined, rss, heapUsed, external, arrayBuffers })
+      const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage()
+      send({ type: 'memory', gc: gc !== undefined, rss, heapUsed, heapTotal, external, arrayBuffers })
     }
     if (message.type === 'watchBlocks') {
       // Told before the subscribers hear of the block: the first listener, added before any socket's.

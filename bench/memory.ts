@@ -43,6 +43,8 @@ interface Reading {
   rss: number
   heapUsed: number
   external: number
+  /** What V8 holds for the JS heap (used or not). */
+  heapTotal: number
 }
 
 interface Slope {
@@ -92,7 +94,7 @@ class Server {
     await this.#ask()
     const m = await this.#ask()
     if (snapshotDir !== undefined) await this.#snapshot(snapshotDir)
-    return { rss: m.rss, heapUsed: m.heapUsed, external: m.external }
+    return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external }
   }
 
   /** SIGUSR2, then waits until the new snapshot file stops growing. */
@@ -218,7 +220,7 @@ async function main(argv: string[]): Promise<number> {
         target: phase.target,
       }
       slopes.push(slope)
-      process.stderr.write(`  ${phase.label}: ${phase.count} in ${Math.round(ms)} ms; RSS ${(after.rss / MiB).toFixed(1)} MiB, heap ${(after.heapUsed / MiB).toFixed(1)} MiB\n`)
+      process.stderr.write(`  ${phase.label}: ${phase.count} in ${Math.round(ms)} ms; RSS ${(after.rss / MiB).toFixed(1)} MiB, heap ${(after.heapUsed / MiB).toFixed(1)} MiB (V8 holds ${(after.heapTotal / MiB).toFixed(1)})\n`)
     }
     const end = await server.read(undefined)
     printSlopes(slopes, start, end)
@@ -245,7 +247,7 @@ function printSlopes(slopes: Slope[], start: Reading, end: Reading): void {
   const out = [line(rows[0]!), ...rows.slice(1).map(line)]
   out.push(
     '',
-    `RSS ${(start.rss / MiB).toFixed(1)} -> ${(end.rss / MiB).toFixed(1)} MiB, JS heap ${(start.heapUsed / MiB).toFixed(1)} -> ${(end.heapUsed / MiB).toFixed(1)} MiB, external ${(start.external / MiB).toFixed(1)} -> ${(end.external / MiB).toFixed(1)} MiB (each after a full GC).`,
+    `RSS ${(start.rss / MiB).toFixed(1)} -> ${(end.rss / MiB).toFixed(1)} MiB, JS heap ${(start.heapUsed / MiB).toFixed(1)} -> ${(end.heapUsed / MiB).toFixed(1)} MiB (V8 holds ${(start.heapTotal / MiB).toFixed(1)} -> ${(end.heapTotal / MiB).toFixed(1)} MiB for it), external ${(start.external / MiB).toFixed(1)} -> ${(end.external / MiB).toFixed(1)} MiB (each after a full GC).`,
     'Both RSS and the JS heap must stay within the target. RSS is the process\'s (V8 keeps freed pages for a while: a small negative slope is noise).',
   )
   process.stdout.write(`${out.join('\n')}\n`)
