@@ -10,7 +10,7 @@ import type { HeaderData } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
+import { Address, bigIntToAddressBytes, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util'
 import type { RunBlockResult, VM } from '@ethereumjs/vm'
 import { keccak256 } from '../../encoding/keccak.ts'
 import type { BlockRecord } from '../blocks/types.ts'
@@ -19,6 +19,10 @@ import { recordFromExecution } from '../blocks/record.ts'
 import { decodeImpersonated, impersonatedSender, waivingEip3607 } from '../pool/impersonation.ts'
 import { collectPerTransaction } from '../vm/consoleTap.ts'
 import { loadedVmLibraries } from '../vm/vmLibraries.ts'
+import { keepingSystemCalls } from './systemCalls.ts'
+
+/** The address system calls come from (EIP-7002 and after). */
+const systemAddressOf = (common: Common) => new Address(bigIntToAddressBytes(common.param('systemAddress')))
 
 /**
  * The child's header fields that do not depend on its transactions; `gasLimit` and `baseFee`
@@ -104,18 +108,19 @@ export async function mineChild(
   let run: RunBlockResult
   let logged: ReadonlyMap<number, readonly string[]> | undefined
   try {
+    const runBlock = () =>
+      loadedVmLibraries().vm.runBlock(vm, {
+        block: shell,
+        root: parentRoot,
+        clearCache: !atParent,
+        setHardfork: true,
+        generate: true,
+        skipBlockValidation: true,
+        skipHeaderValidation: true,
+      })
+    const system = common.isActivatedEIP(7002) || common.isActivatedEIP(7251) ? systemAddressOf(common) : undefined
     ;({ result: run, lines: logged } = await collectPerTransaction(vm, () =>
-      waivingEip3607(vm, () =>
-        loadedVmLibraries().vm.runBlock(vm, {
-          block: shell,
-          root: parentRoot,
-          clearCache: !atParent,
-          setHardfork: true,
-          generate: true,
-          skipBlockValidation: true,
-          skipHeaderValidation: true,
-        }),
-      ),
+      waivingEip3607(vm, () => (system === undefined ? runBlock() : keepingSystemCalls(vm, system, runBlock))),
     ))
   } catch (err) {
     throw new MiningError(withoutEthereumJsContext(err))

@@ -1,0 +1,117 @@
+/**
+ * The system calls a Prague block makes after its transactions (EIP-7002's withdrawal queue,
+ * EIP-7251's consolidation queue: `runBlock` calls each contract from the system address), answered
+ * from the last block's run when nothing they read has changed.
+ *
+ * Each call runs ~80 opcodes that read the queue's four slots and store what they hold again when
+ * the queue is empty: a full EVM call (a frame, its memory, checkpoints) per contract per block,
+ * a third of mining an empty block. An execution is a function of what it reads: a contract's run
+ * that used only the stack, memory, its calldata, caller and value, and its own storage, with no
+ * step listener, gives the same return data and the same stores whenever its code and the slots it
+ * read hold the same values. Such a run is kept (per VM and contract); the next call from the same
+ * caller with the same gas whose code and read slots match stores the run's final values and
+ * answers its result without executing. Anything else executes, and the run is kept when it
+ * qualifies. `runBlock` reads only the result's return data and puts the system account back
+ * itself, so the state after the block is the same, root for root.
+ */
+import type { EVMResult } from '@ethereumjs/evm'
+import { bytesToHex, equalsBytes } from '@ethereumjs/util'
+import type { Address } from '@ethereumjs/util'
+import type { VM } from '@ethereumjs/vm'
+
+/** Opcodes whose outcome depends only on the stack, memory, calldata, caller, value, own code and own storage. */
+const PURE = new Set([
+  'STOP', 'ADD', 'MUL', 'SUB', 'DIV', 'SDIV', 'MOD', 'SMOD', 'ADDMOD', 'MULMOD', 'EXP', 'SIGNEXTEND',
+  'LT', 'GT', 'SLT', 'SGT', 'EQ', 'ISZERO', 'AND', 'OR', 'XOR', 'NOT', 'BYTE', 'SHL', 'SHR', 'SAR', 'KECCAK256',
+  'ADDRESS', 'CALLER', 'CALLVALUE', 'CALLDATALOAD', 'CALLDATASIZE', 'CALLDATACOPY', 'CODESIZE', 'CODECOPY',
+  'POP', 'MLOAD', 'MSTORE', 'MSTORE8', 'SLOAD', 'SSTORE', 'JUMP', 'JUMPI', 'PC', 'MSIZE', 'JUMPDEST', 'MCOPY', 'RETURN',
+])
+const isPure = (name: string) => PURE.has(name) || /^(PUSH|DUP|SWAP)\d+$/.test(name)
+
+type RunCallOpts = { caller?: Address; to?: Address; gasLimit?: bigint; message?: unknown; data?: Uint8Array; value?: bigint }
+
+/** A kept run: the code it ran, the first value of each slot it read, the last of each it stored, its result. */
+interface KeptRun {
+  code: Uint8Array
+  reads: Map<string, [Uint8Array, Uint8Array]>
+  stores: Map<string, [Uint8Array, Uint8Array]>
+  result: EVMResult
+}
+
+const kept = new WeakMap<VM, Map<string, KeptRun>>()
+
+/** Runs `run` (a `runBlock` of `vm`) with the system calls answered from kept runs where they can be. */
+export async function keepingSystemCalls<T>(vm: VM, systemAddress: Address, run: () => Promise<T>): Promise<T> {
+  const evm = vm.evm
+  const runCall = evm.runCall
+  let runs = kept.get(vm)
+  if (runs === undefined) kept.set(vm, (runs = new Map()))
+  const byContract = runs
+  evm.runCall = async (opts: RunCallOpts) => {
+    const { caller, to } = opts
+    const plain = opts.message === undefined && opts.data === undefined && (opts.value ?? 0n) === 0n
+    if (!plain || caller === undefined || to === undefined || !caller.equals(systemAddress) || evm.events === undefined || evm.events.listenerCount('step') > 0) {
+      return runCall.call(evm, opts as Parameters<typeof runCall>[0])
+    }
+    const key = `${to.toString()}:${opts.gasLimit}`
+    const known = byContract.get(key)
+    if (known !== undefined && (await stillHolds(vm, to, known))) {
+      for (const [slot, value] of known.stores.values()) await vm.stateManager.putStorage(to, slot, value)
+      return known.result
+    }
+    const { result, run: recorded } = await recordedRun(vm, to, () => runCall.call(evm, opts as Parameters<typeof runCall>[0]))
+    if (recorded !== undefined) byContract.set(key, recorded)
+    else byContract.delete(key)
+    return result
+  }
+  try {
+    return await run()
+  } finally {
+    evm.runCall = runCall
+  }
+}
+
+async function stillHolds(vm: VM, to: Address, run: KeptRun): Promise<boolean> {
+  if (!equalsBytes(await vm.stateManager.getCode(to), run.code)) return false
+  for (const [slot, value] of run.reads.values()) if (!equalsBytes(await vm.stateManager.getStorage(to, slot), value)) return false
+  return true
+}
+
+/** Executes the call, noting its opcodes and its own storage's reads and stores; the run when it can be kept. */
+async function recordedRun(vm: VM, to: Address, call: () => Promise<EVMResult>): Promise<{ result: EVMResult; run?: KeptRun }> {
+  const state = vm.stateManager
+  const reads = new Map<string, [Uint8Array, Uint8Array]>()
+  const stores = new Map<string, [Uint8Array, Uint8Array]>()
+  let pure = true
+  const own = (address: Address) => address.equals(to)
+  const getStorage = state.getStorage.bind(state)
+  const putStorage = state.putStorage.bind(state)
+  state.getStorage = async (address, slot) => {
+    const value = await getStorage(address, slot)
+    const hex = bytesToHex(slot)
+    if (!own(address)) pure = false
+    else if (!reads.has(hex) && !stores.has(hex)) reads.set(hex, [slot, value])
+    return value
+  }
+  state.putStorage = async (address, slot, value) => {
+    if (!own(address)) pure = false
+    else stores.set(bytesToHex(slot), [slot, value])
+    return putStorage(address, slot, value)
+  }
+  const step = (event: { opcode: { name: string } }, next?: () => void) => {
+    if (!isPure(event.opcode.name)) pure = false
+    next?.()
+  }
+  const events = vm.evm.events!
+  events.on('step', step)
+  try {
+    const code = await state.getCode(to)
+    const result = await call()
+    const kept = pure && result.execResult.exceptionError === undefined
+    return kept ? { result, run: { code, reads, stores, result } } : { result }
+  } finally {
+    events.off('step', step)
+    delete (state as { getStorage?: unknown }).getStorage
+    delete (state as { putStorage?: unknown }).putStorage
+  }
+}
