@@ -18,6 +18,13 @@
 // itself (import.meta.url) is given the URL its tsc output would have had, so config/default.json,
 // package.json and the dependencies it requires resolve as before.
 //
+// The CLI (dist/cli.js, what bin/gateway-double.js runs) is bundled apart, with its dependencies
+// in it (its chunks in dist/chunks/cli/): a process of its own shares no module with a user's, and
+// Node's ES module loader resolving, reading and linking ~250 files was most of a cold start
+// (issue 19, item 6). Left out: what is loaded by a path at run time or only by a subcommand
+// (express, solc, secp256k1's native binding) and ws (its optional native add-ons are required by
+// name).
+//
 // `--if-stale` (`npm run bench`, which measures the build): does nothing when dist/.built is newer
 // than every file under src/ and than this script, package.json and the tsconfigs: the rule
 // bin/gateway-double.js uses to run dist/, so what the bench starts is the build it would run.
@@ -108,7 +115,7 @@ async function bundle() {
   }
   const src = join(root, 'src')
   // The ES module targets of package.json's exports (dist/<path>.js, built from src/<path>.ts), and the CLI.
-  const entries = { cli: 'src/cli.ts' }
+  const entries = {}
   const targets = (v) => (typeof v === 'string' ? [v] : Object.entries(v).flatMap(([k, x]) => (k === 'require' || k === 'types' ? [] : targets(x))))
   for (const target of targets(JSON.parse(readFileSync(at('package.json'), 'utf8')).exports)) {
     const m = /^\.\/dist\/(.+)\.js$/.exec(target)
@@ -128,6 +135,28 @@ async function bundle() {
       })
     },
   }
+  const define = { 'globalThis.GATEWAY_DOUBLE_CODE_HASH': JSON.stringify(codeHash().update(`@ethereumjs/vm@${vmVersion}`).digest('hex')) }
+  const cli = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: { cli: 'src/cli.ts' },
+    outdir: 'dist',
+    chunkNames: 'chunks/cli/[name]_[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: ['express', 'solc', 'secp256k1', 'ws'],
+    // ES module builds first: hash-wasm's `main` is a UMD file that Node's CommonJS lexer would scan whole.
+    mainFields: ['module', 'main'],
+    // The CommonJS dependencies inside call require() for Node's modules.
+    banner: { js: "import { createRequire as __gatewayDoubleRequire } from 'node:module'; const require = __gatewayDoubleRequire(import.meta.url);" },
+    allowOverwrite: true,
+    define,
+    plugins: [selfUrl],
+    metafile: true,
+    logLevel: 'warning',
+  })
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: entries,
@@ -140,12 +169,12 @@ async function bundle() {
     target: 'node20',
     packages: 'external',
     allowOverwrite: true,
-    define: { 'globalThis.GATEWAY_DOUBLE_CODE_HASH': JSON.stringify(codeHash().update(`@ethereumjs/vm@${vmVersion}`).digest('hex')) },
+    define,
     plugins: [selfUrl],
     metafile: true,
     logLevel: 'warning',
   })
-  const kept = new Set(Object.keys(result.metafile.outputs).map((f) => join(root, f)))
+  const kept = new Set([...Object.keys(result.metafile.outputs), ...Object.keys(cli.metafile.outputs)].map((f) => join(root, f)))
   const prune = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name)
