@@ -8,6 +8,7 @@ import type { BlockStore } from './blocks/blockStore.ts'
 import type { ChainReader } from './blocks/chainReader.ts'
 import type { BlockRecord, BlockSelector } from './blocks/types.ts'
 import type { ChainStore, EditedState } from './store/chainStore.ts'
+import { readyState } from './store/readStates.ts'
 import type { BlockStateManager } from './vm/blockState.ts'
 import type { KeyBook } from './vm/keyBook.ts'
 import type { RecordingStateManager } from './vm/recordingState.ts'
@@ -84,6 +85,11 @@ export abstract class ChainReads implements ChainReader {
   /** A read-only state manager at the state after `record` (the last few kept). */
   stateAt(record: BlockRecord): Promise<BlockStateManager> {
     return this.store.stateAt(record)
+  }
+
+  /** The state `stateAt` would give, at once when it is kept and made (a synchronous read path); else undefined. */
+  readyStateAt(record: BlockRecord): BlockStateManager | undefined {
+    return readyState(this.store.stateAt(record))
   }
 
   /** The state root reads of `record` see: its header's, or the one its state edits gave. */

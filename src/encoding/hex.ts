@@ -25,6 +25,12 @@ export function toData(bytes: Uint8Array): string {
   return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`
 }
 
+/** A value of at most 32 bytes as a 32-byte word's `0x` hex (left-padded with zeros, as a storage slot's value is answered). */
+export function toWord(bytes: Uint8Array): string {
+  if (bytes.length > 32) throw new RangeError(`a word holds 32 bytes, not ${bytes.length}`)
+  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex').padStart(64, '0')}`
+}
+
 /** A Latin-1 string (hex digits) copied as one flat string (see `toData`), for a string that is kept. */
 export function flatString(s: string): string {
   return Buffer.from(s, 'latin1').toString('latin1')

@@ -128,8 +128,7 @@ export function decodeStorageKey(text: string): Uint8Array {
     throw new InvalidParamsError(`storage key too long (want at most 32 bytes): ${JSON.stringify(text)}`)
   }
   const out = new Uint8Array(32)
-  const bytes = digits.length / 2
-  for (let i = 0; i < bytes; i++) out[32 - bytes + i] = Number.parseInt(digits.slice(2 * i, 2 * i + 2), 16)
+  out.set(Buffer.from(digits, 'hex'), 32 - digits.length / 2)
   return out
 }
 

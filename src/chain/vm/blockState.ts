@@ -127,9 +127,20 @@ export class BlockStateManager extends MerkleStateManager {
     return new Account(known.nonce, known.balance, known.storageRoot, known.codeHash)
   }
 
+  /** A slot this read-only state has read already, at once (a copy); undefined when not read yet or the state is not read-only. */
+  knownStorage(address: Address, key: Uint8Array): Uint8Array | undefined {
+    if (key.length !== 32 || !this.#readOnly()) return undefined
+    return this.#slots.get(memoKey(address.bytes, key))?.slice()
+  }
+
+  /** Nothing is written to this state (no caches, at its root): its reads can be memoized. */
+  #readOnly(): boolean {
+    return this._caches === undefined && equalsBytes(this._trie.root(), this.#root)
+  }
+
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (key.length !== 32) return super.getStorage(address, key)
-    if (this._caches === undefined && equalsBytes(this._trie.root(), this.#root)) {
+    if (this.#readOnly()) {
       // Nothing is ever written to a read-only state: the slot's value at the block is the answer.
       const slotKey = memoKey(address.bytes, key)
       let slot = this.#slots.get(slotKey)

@@ -1,5 +1,5 @@
-import { createAddressFromString, setLengthLeft } from '@ethereumjs/util'
-import { toData } from '../../encoding/hex.ts'
+import { createAddressFromString } from '@ethereumjs/util'
+import { toWord } from '../../encoding/hex.ts'
 import { LATEST, stateRecord } from '../blocks.ts'
 import { defineMethod } from '../method.ts'
 import { optional } from '../params.ts'
@@ -12,10 +12,17 @@ import { address, blockNumberOrHash, decodeStorageKey, string } from '../validat
 export const eth_getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
   params: [address, string, optional(blockNumberOrHash, LATEST)],
-  async run([owner, slotText, selector], { chain }) {
+  run([owner, slotText, selector], { chain }) {
     const slot = decodeStorageKey(slotText)
-    const state = await chain.stateAt(stateRecord(chain, selector))
-    const value = await state.getStorage(createAddressFromString(owner), slot)
-    return toData(setLengthLeft(value, 32))
+    const record = stateRecord(chain, selector)
+    const who = createAddressFromString(owner)
+    // A slot the kept state of that block has read already answers at once: no promise, so the
+    // request stays on the synchronous path.
+    const known = chain.readyStateAt(record)?.knownStorage(who, slot)
+    if (known !== undefined) return toWord(known)
+    return chain
+      .stateAt(record)
+      .then((state) => state.getStorage(who, slot))
+      .then((value) => toWord(value))
   },
 })
