@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest'
 import { getOpcodesForHF } from '@ethereumjs/evm'
 import { PATCHED_VERSION, patchInterpreter } from '../../src/chain/vm/interpreterPatch.ts'
 import { vmLibraries } from '../../src/chain/vm/vmLibraries.ts'
+import { keccak256, keccakReady } from '../../src/encoding/keccak.ts'
 
 const CONTRACT = createAddressFromString('0x00000000000000000000000000000000000e7e10')
 const OTHER = createAddressFromString('0x00000000000000000000000000000000000e7e11')
@@ -46,6 +47,8 @@ const PROGRAMS: Record<string, string> = {
   'RETURNDATACOPY out of range': '0x6001600060003e',
   // a LOG2 with 32 bytes of data.
   'a LOG2': '0x60aa6000526002600160206000a200',
+  // MLOADs of a word written and of memory never written.
+  'MLOADs': '0x7fff000000000000000000000000000000000000000000000000000000000000016020526020516040510160005260206000f3',
   // an MSTORE far out: out of gas for memory.
   'memory out of gas': '0x600163ffffffff52',
   // KECCAK256 of nothing and of 768 bytes.
@@ -59,7 +62,8 @@ const OTHER_CODE = '0x602a60005260206000f3'
  */
 async function run(program: string, withListener: boolean | 'vanilla', hardfork: Hardfork = Hardfork.Osaka) {
   const { evm: evmLib } = await vmLibraries()
-  const common = new Common({ chain: Mainnet, hardfork })
+  // The chain's own keccak, as its Commons have it (./fastHandlers.ts replaces KECCAK256 only then).
+  const common = new Common({ chain: Mainnet, hardfork, customCrypto: { keccak256 } })
   const stateManager = new MerkleStateManager({ common })
   const evm = await evmLib.createEVM({ common, stateManager })
   if (withListener === 'vanilla') (evm as unknown as { _opcodeMap: unknown })._opcodeMap = getOpcodesForHF(common).opcodeMap

@@ -5,7 +5,8 @@
  *
  * - EthereumJS pads every storage key and stored word with `setLengthLeft(bigIntToBytes(n), 32)`,
  *   whose padding spreads both arrays into a new one (`new Uint8Array([...pad, ...msg])`): a third
- *   of a storage loop's time in a profile. Here a word is written into 32 bytes at once (`word32`).
+ *   of a storage loop's time in a profile. Here a word is written into 32 bytes at once (`word32`),
+ *   and a 32-byte hash or memory word read as a number at once (`wordOf`, not through a hex string).
  * - Its gas handlers are all `async`, so a step with a dynamic price waits on a promise even when
  *   the price is arithmetic (memory expansion, KECCAK256's words, a LOG's topics, a warm or cold
  *   SLOAD). Those are synchronous here; the interpreter (./interpreterPatch.ts `step`, and
@@ -38,7 +39,7 @@ interface RunState {
   memoryWordCount: bigint
   highestMemCost: bigint
   stack: { peek(n?: number): bigint[]; pop(): bigint; popN(n: number): bigint[]; push(v: bigint): void }
-  memory: { write(offset: number, size: number, value: Uint8Array): void }
+  memory: { write(offset: number, size: number, value: Uint8Array): void; read(offset: number, size: number, avoidCopy?: boolean): Uint8Array }
   env: { eof?: unknown }
   interpreter: {
     journal: Journal
@@ -69,6 +70,12 @@ export function minimalBytes(n: bigint): Uint8Array {
   let i = 0
   while (scratch[i] === 0) i++
   return scratch.slice(i)
+}
+
+/** 32 big-endian bytes as a number (`bytesToBigInt`, without the hex string). */
+export function wordOf(bytes: Uint8Array): bigint {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, 32)
+  return (v.getBigUint64(0) << 192n) | (v.getBigUint64(8) << 128n) | (v.getBigUint64(16) << 64n) | v.getBigUint64(24)
 }
 
 function fill(n: bigint): void {
@@ -207,7 +214,14 @@ const GAS: Record<number, GasHandler> = {
   0xfd: rangeGas,
 }
 
-const OPS: Record<number, (rs: RunState) => unknown> = {
+const OPS: Record<number, (rs: RunState, common: Common) => unknown> = {
+  // Installed only where the Common has a keccak of its own (see installFastHandlers).
+  0x20: (rs, common) => {
+    const [offset, length] = rs.stack.popN(2) as [bigint, bigint]
+    const data = length === 0n ? new Uint8Array(0) : rs.memory.read(Number(offset), Number(length))
+    rs.stack.push(wordOf(common.customCrypto.keccak256!(data)))
+  },
+  0x51: (rs) => rs.stack.push(wordOf(rs.memory.read(Number(rs.stack.pop()), 32, true))),
   0x52: (rs) => {
     const [offset, word] = rs.stack.popN(2) as [bigint, bigint]
     rs.memory.write(Number(offset), 32, word32(word))
@@ -248,6 +262,7 @@ export function installFastHandlers(map: Entry[], common: Common): void {
   }
   for (const [code, handler] of Object.entries(OPS)) {
     const op = Number(code)
+    if (op === 0x20 && common.customCrypto.keccak256 === undefined) continue
     const entry = map[op]
     if (entry === undefined || entry.opHandler !== ops.get(op)) continue
     map[op] = { ...entry, opHandler: handler as unknown as Handler }
