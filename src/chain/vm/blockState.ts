@@ -25,7 +25,7 @@ import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Caches } from '@ethereumjs/statemanager'
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { Account, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
+import { Account, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 import { EoaView } from './eoaView.ts'
 import { OverlayDB } from './overlayDb.ts'
@@ -39,6 +39,13 @@ import { forkCode } from './recordingState.ts'
  * `eth_getStorageAt`), so a state's memos stay under about 10 MiB.
  */
 export const MEMO_LIMIT = 16_384
+
+/** What `#cachePut` reaches of EthereumJS 10.1.3's `AccountCache` (one of the two maps is set). */
+interface AccountCacheInternals {
+  _saveCachePreState(key: string): void
+  _lruCache?: { set(key: string, elem: object): void }
+  _orderedMapCache?: { setElement(key: string, elem: object): void }
+}
 
 /** The RLP of an empty storage value, as EthereumJS's storage cache holds an absent slot. */
 const EMPTY_RLP = Uint8Array.of(0x80)
@@ -61,11 +68,11 @@ export class BlockStateManager extends MerkleStateManager {
   /** The sender whose next account read answers an empty code hash once (./eoaView.ts). */
   readonly #eoaView = new EoaView()
   /**
-   * The account an RLP of the account cache decodes to, by that RLP (the cache makes a new one at
-   * every put, and what it drops goes from here too): a call reads the same few accounts many
-   * times (runTx reads its sender and the coinbase before and after each change).
+   * The account an element of the account cache holds, by that element (what the cache drops goes
+   * from here too): a call reads the same few accounts many times (runTx reads its sender and the
+   * coinbase before and after each change), and puts them as often (see `#cachePut`).
    */
-  readonly #decodedAccounts = new WeakMap<Uint8Array, Account>()
+  readonly #decodedAccounts = new WeakMap<object, Account>()
 
   private constructor(base: MerkleStateManager, root: Uint8Array, caches: Caches | undefined, isolated: boolean) {
     const common = base.common.copy()
@@ -113,17 +120,51 @@ export class BlockStateManager extends MerkleStateManager {
 
   override async getAccount(address: Address): Promise<Account | undefined> {
     const cached = this._caches?.account?.get(address)
-    if (cached !== undefined) return this.#eoaView.apply(address, cached.accountRLP !== undefined ? this.#decoded(cached.accountRLP) : undefined)
+    if (cached !== undefined) return this.#eoaView.apply(address, this.#decoded(cached))
     const rlp = await this.#baseAccount(address)
     const account = rlp !== null ? createAccountFromRLP(rlp) : undefined
-    this._caches?.account?.put(address, account)
+    if (account === undefined || !this.#cachePut(address, account)) this._caches?.account?.put(address, account)
     return this.#eoaView.apply(address, account)
   }
 
-  /** A new Account of `rlp` (callers change what they read), copied from its decoding. */
-  #decoded(rlp: Uint8Array): Account {
-    let known = this.#decodedAccounts.get(rlp)
-    if (known === undefined) this.#decodedAccounts.set(rlp, (known = createAccountFromRLP(rlp)))
+  override async putAccount(address: Address, account: Account | undefined): Promise<void> {
+    if (account === undefined || !this.#cachePut(address, account)) return super.putAccount(address, account)
+  }
+
+  /**
+   * EthereumJS 10.1.3's account cache `put` (the pre-state saved for a revert, then the element
+   * set), with the element's RLP made only when read (a flush to the trie) instead of at every put:
+   * a call puts its sender and the coinbase several times and never flushes. The element holds a
+   * copy of the account as put (callers go on changing theirs). False, and nothing done, for a
+   * cache whose internals are not these (another version: its own `put` runs).
+   */
+  #cachePut(address: Address, account: Account): boolean {
+    const cache = this._caches?.account as unknown as AccountCacheInternals | undefined
+    if (cache === undefined || typeof cache._saveCachePreState !== 'function') return false
+    const map = cache._lruCache ?? cache._orderedMapCache
+    if (map === undefined) return false
+    const key = bytesToUnprefixedHex(address.bytes)
+    cache._saveCachePreState(key)
+    const kept = new Account(account.nonce, account.balance, account.storageRoot, account.codeHash)
+    let rlp: Uint8Array | undefined
+    const elem = {
+      get accountRLP(): Uint8Array {
+        return (rlp ??= kept.serialize())
+      },
+    }
+    this.#decodedAccounts.set(elem, kept)
+    if (cache._lruCache !== undefined) cache._lruCache.set(key, elem)
+    else cache._orderedMapCache!.setElement(key, elem)
+    return true
+  }
+
+  /** A new Account of a cache element (callers change what they read): undefined for no account. */
+  #decoded(elem: { accountRLP: Uint8Array | undefined }): Account | undefined {
+    let known = this.#decodedAccounts.get(elem)
+    if (known === undefined) {
+      if (elem.accountRLP === undefined) return undefined
+      this.#decodedAccounts.set(elem, (known = createAccountFromRLP(elem.accountRLP)))
+    }
     return new Account(known.nonce, known.balance, known.storageRoot, known.codeHash)
   }
 
