@@ -96,6 +96,8 @@ describe.runIf(anvilBinary() !== undefined)('pending: the next block, as on Anvi
         latest: await result(url, 'eth_getBalance', [RECIPIENT, 'latest']),
         pending: await result(url, 'eth_getBalance', [RECIPIENT, 'pending']),
         proven: (await result(url, 'eth_getProof', [RECIPIENT, [], 'pending'])).balance,
+        // ODD's slot 0 at pending: written by the pooled call when the pending block's number is odd, as on Anvil.
+        slot: await result(url, 'eth_getStorageAt', [ODD, '0x0', 'pending']),
         unchangedLatest: before,
         senderNonce: await result(url, 'eth_getTransactionCount', [SENDER, 'pending']),
         pendingCodeOfOdd: (await result(url, 'eth_getCode', [ODD, 'pending'])) === ODD_CODE,
