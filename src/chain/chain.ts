@@ -1,7 +1,7 @@
 /**
  * A network's chain: what it holds (./store/chainStore.ts: every block with what a node keeps of
  * it, rendered in the execution-apis wire shapes; the safe and finalized tags; a state database
- * that keeps every block's state root; its VM, made on first need) and what acts on it: the pool
+ * that keeps the states ./store/stateHistory.ts says; its VM, made on first need) and what acts on it: the pool
  * (./pool/: eth_sendRawTransaction's transactions pass geth's pool rules), the miner
  * (./mining/miner.ts: at once in `auto` mode, on `mine()` in `manual`), snapshots and forks.
  *

@@ -21,7 +21,7 @@ export interface ChainReader {
   byHash(hash: string): BlockRecord | undefined
   /** The block a selector names, or undefined for an unknown hash or a future number. */
   resolve(selector: BlockSelector): BlockRecord | undefined
-  /** The head's state manager, whose trie database holds every block's state root. */
+  /** The head's state manager, whose trie database holds the kept blocks' states (../store/stateHistory.ts). */
   getState(): Promise<MerkleStateManager>
   /**
    * The state root reads of `record` see: its header's, or the root that state edits made while
