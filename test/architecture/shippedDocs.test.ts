@@ -39,4 +39,11 @@ describe('the shipped manual', () => {
     const unshipped = targets.map((t) => normalize(join(dirname(page), t))).filter((t) => !shipped.includes(t))
     expect(unshipped).toEqual([])
   })
+
+  it.each(shipped)('%s links no repository-only file (a test, a source: `../test/...` escapes the name check above)', (page) => {
+    const text = readFileSync(join(ROOT, page), 'utf8')
+    const targets = [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z]+:/.test(t))
+    const repositoryOnly = targets.map((t) => normalize(join(dirname(page), t))).filter((t) => /^(test|src|bench|scripts|patches)\//.test(t))
+    expect(repositoryOnly).toEqual([])
+  })
 })
