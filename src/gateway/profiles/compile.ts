@@ -5,6 +5,7 @@
  * request reads the profile's data again. The default profile (infura) compiles to the service's
  * own rules: its route rule, refusals and ledger rules are those of ../rules/ and ../errors.ts.
  */
+import { toQuantity } from '../../encoding/hex.ts'
 import type { LogResultLimit } from '../../rpc/logQuery.ts'
 import { SERVICE_LEDGER_RULES } from '../credits.ts'
 import type { CreditAccount, LedgerRules } from '../credits.ts'
@@ -56,15 +57,13 @@ export interface CompiledProfile {
   readonly accountOf: ((key: KeySettings) => CreditAccount) | undefined
 }
 
-const hexQuantity = (n: bigint): string => `0x${n.toString(16)}`
-
 /** A profile's eth_getLogs result limit: its error's message with `{limit}`, `{limitGrouped}`, `{from}` and `{to}` filled in. */
 function logResultsOf(spec: ProfileSpec['getLogsResults']): LogResultLimit | undefined {
   if (spec === null) return undefined
   const { maxLogs, error } = spec
   const fill = (from: bigint, to: bigint) =>
     error.message.replace(/\{(from|to|limit|limitGrouped)\}/g, (_, name: string) =>
-      name === 'from' ? hexQuantity(from) : name === 'to' ? hexQuantity(to) : name === 'limit' ? String(maxLogs) : maxLogs.toLocaleString('en-US'),
+      name === 'from' ? toQuantity(from) : name === 'to' ? toQuantity(to) : name === 'limit' ? String(maxLogs) : maxLogs.toLocaleString('en-US'),
     )
   return { max: maxLogs, refuse: (from, to) => new RpcError(error.code, fill(from, to)) }
 }

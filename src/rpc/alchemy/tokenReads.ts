@@ -4,6 +4,7 @@
  * (../methods/alchemy_getTokenBalances.ts) and transfers (./transfers.ts). This file: what they read
  * of a token contract, by calls at a block (`balanceOf`, `decimals`, `symbol`), as eth_call runs them.
  */
+import { bytesToBigInt } from '@ethereumjs/util'
 import { runCall } from '../../chain/execution/call.ts'
 import type { ChainReader } from '../../chain/blocks/chainReader.ts'
 import type { BlockRecord } from '../../chain/blocks/types.ts'
@@ -43,9 +44,9 @@ export interface TokenFacts {
 
 function decodeSymbol(data: Uint8Array): string | null {
   if (data.length >= 96) {
-    const offset = Number(BigInt(`0x${Buffer.from(data.subarray(0, 32)).toString('hex')}`))
+    const offset = Number(bytesToBigInt(data.subarray(0, 32)))
     if (offset + 32 <= data.length) {
-      const length = Number(BigInt(`0x${Buffer.from(data.subarray(offset, offset + 32)).toString('hex')}`))
+      const length = Number(bytesToBigInt(data.subarray(offset, offset + 32)))
       if (offset + 32 + length <= data.length) return Buffer.from(data.subarray(offset + 32, offset + 32 + length)).toString('utf8')
     }
   }
@@ -58,6 +59,6 @@ function decodeSymbol(data: Uint8Array): string | null {
 
 export async function tokenFacts(chain: ChainReader, record: BlockRecord, token: string, budget: ExecutionBudget): Promise<TokenFacts> {
   const [decimals, symbol] = await Promise.all([callView(chain, record, token, DECIMALS, budget), callView(chain, record, token, SYMBOL, budget)])
-  const d = decimals.ok && decimals.data.length >= 32 ? BigInt(`0x${Buffer.from(decimals.data.subarray(0, 32)).toString('hex')}`) : null
+  const d = decimals.ok && decimals.data.length >= 32 ? bytesToBigInt(decimals.data.subarray(0, 32)) : null
   return { decimals: d !== null && d <= 255n ? Number(d) : null, symbol: symbol.ok ? decodeSymbol(symbol.data) : null }
 }
