@@ -34,6 +34,7 @@ import type { LoadResult } from './load.ts'
 import type { Endpoint, TrackedChild } from './processes.ts'
 import { LOOPBACK, closeControlConnections, freePort, post, residentMemory, spawnTracked, stopAll } from './processes.ts'
 import { figureOf, formatTable, targetsLine, withVerdicts } from './report.ts'
+import { REFERENCE_ROW, TARGETS } from './targets.ts'
 import { checkoutBefore } from './before.ts'
 import type { ColdStartRow, LatencyRow, MemoryRow, ReferenceRow, Row, ServerStats, ThroughputRow } from './report.ts'
 import { RpcClient } from './rpc.ts'
@@ -48,7 +49,8 @@ throughput and p50/p99 latency per method, cold start, resident memory, credit l
 Options:
   --duration <s>      seconds per measured run (default 3)
   --concurrency <n>   requests in flight, one per keep-alive connection (default 8)
-  --rounds <n>        rounds per row; each round runs gateway-double then Anvil (default 3)
+  --rounds <n>        rounds per row; each round runs gateway-double (and --before's build), the
+                      bare node:http server for the rows judged against it, then Anvil (default 3)
   --warmup <s>        seconds of warm-up per server and row, not measured (default 0.5)
   --cold-runs <n>     cold starts per server, the median is reported (default 3)
   --newheads-blocks <n>  blocks mined per newHeads latency row (default 20, after 3 unmeasured)
@@ -415,6 +417,18 @@ async function main(argv: string[]): Promise<number> {
     const rows: Row[] = []
     const answerMismatches: Mismatch[] = []
     const loadOpts = { durationMs: opts.durationMs, concurrency: opts.concurrency }
+
+    // For scale: what Node and this client do with nothing behind them. A row judged against it
+    // runs it in each of its rounds, alternated with the servers, so a drift of the machine's
+    // speed during the run moves both sides of that ratio alike.
+    const referencePort = await freePort()
+    const reference = spawnTracked(process.execPath, ['-e', fixedReplyServer(referencePort)])
+    const referenceEp: Endpoint = { name: 'node:http', port: referencePort, path: '/', host: `${LOOPBACK}:${referencePort}` }
+    await waitForAnswer(new RpcClient(referenceEp), reference)
+    const referenceBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] })
+    const runReference = (durationMs: number) => runLoad(referenceEp, () => referenceBody, { ...loadOpts, durationMs })
+    const referenceRuns: LoadResult[] = []
+    if (opts.warmupMs > 0) await runReference(opts.warmupMs)
     for (const spec of specs.filter((sp) => wanted(sp.id))) {
       const body = (params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: spec.method, params })
       const bodiesFor = (server: ServerName) => {
@@ -439,13 +453,16 @@ async function main(argv: string[]): Promise<number> {
       const gdRuns: LoadResult[] = []
       const anvilRuns: LoadResult[] = []
       const beforeRuns: LoadResult[] = []
+      const judgedOnReference = TARGETS[spec.id]?.of === REFERENCE_ROW
       for (let round = 1; round <= opts.rounds; round++) {
         const x = await runOn(gdEndpoint, opts.durationMs)
         gdRuns.push(x)
         if (beforeEndpoint) beforeRuns.push(await runOn(beforeEndpoint, opts.durationMs))
+        const r = judgedOnReference ? await runReference(opts.durationMs) : undefined
+        if (r) referenceRuns.push(r)
         const y = await runOn(anvilEp, opts.durationMs)
         anvilRuns.push(y)
-        log(`  ${spec.id} round ${round}/${opts.rounds}: gateway-double ${Math.round(x.reqPerSec)} req/s, ${beforeEndpoint ? `before ${Math.round(beforeRuns.at(-1)!.reqPerSec)} req/s, ` : ''}anvil ${Math.round(y.reqPerSec)} req/s`)
+        log(`  ${spec.id} round ${round}/${opts.rounds}: gateway-double ${Math.round(x.reqPerSec)} req/s, ${beforeEndpoint ? `before ${Math.round(beforeRuns.at(-1)!.reqPerSec)} req/s, ` : ''}${r ? `node:http ${Math.round(r.reqPerSec)} req/s (${(x.reqPerSec / r.reqPerSec).toFixed(2)}x), ` : ''}anvil ${Math.round(y.reqPerSec)} req/s`)
       }
       const g = pool(gdRuns)
       const v = pool(anvilRuns)
@@ -468,19 +485,13 @@ async function main(argv: string[]): Promise<number> {
       log('otherwise the measured calls answer the same on both servers (one sample of each compared)')
     }
 
-    // For scale: what Node and this client do with nothing behind them.
-    const referencePort = await freePort()
-    const reference = spawnTracked(process.execPath, ['-e', fixedReplyServer(referencePort)])
-    const referenceEp: Endpoint = { name: 'node:http', port: referencePort, path: '/', host: `${LOOPBACK}:${referencePort}` }
-    await waitForAnswer(new RpcClient(referenceEp), reference)
-    const referenceBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] })
-    if (opts.warmupMs > 0) await runLoad(referenceEp, () => referenceBody, { ...loadOpts, durationMs: opts.warmupMs })
-    const referenceRuns: LoadResult[] = []
-    for (let round = 1; round <= opts.rounds; round++) referenceRuns.push(await runLoad(referenceEp, () => referenceBody, loadOpts))
+    // The reference row pools the rounds run beside the rows judged against it; alone (no such row
+    // asked for), it runs its own rounds here.
+    if (referenceRuns.length === 0) for (let round = 1; round <= opts.rounds; round++) referenceRuns.push(await runReference(opts.durationMs))
     const referenceRow: ReferenceRow = {
-      kind: 'reference', id: 'reference.node-http', label: 'for scale: bare node:http server, fixed reply (not gateway-double)', stats: pool(referenceRuns),
+      kind: 'reference', id: REFERENCE_ROW, label: 'for scale: bare node:http server, fixed reply (not gateway-double)', stats: pool(referenceRuns),
     }
-    log(`  reference: bare node:http ${Math.round(referenceRow.stats.reqPerSec)} req/s`)
+    log(`  reference: bare node:http ${Math.round(referenceRow.stats.reqPerSec)} req/s (${referenceRuns.length} runs)`)
     await reference.stop()
 
     // 5. Memory after the load, then the ledger.

@@ -34,13 +34,13 @@ export const atMost = (value: number, unit: string): Target => ({ kind: 'max', v
 export const atLeast = (value: number, unit: string): Target => ({ kind: 'min', value, text: `>= ${value.toLocaleString('en-US')} ${unit}` })
 
 /** The bare `node:http` row of the same run: the request path's ceiling (issue 19, item 1). */
-const NODE_HTTP = 'reference.node-http'
+export const REFERENCE_ROW = 'reference.node-http'
 
 export const TARGETS: Readonly<Record<string, Target>> = {
   // 1. The request path near Node's ceiling: the bare node:http row of the same run.
-  eth_blockNumber: atLeastRatio(0.7, NODE_HTTP, '>= 0.7x node:http'),
-  eth_getStorageAt: atLeastRatio(0.7, NODE_HTTP, '>= 0.7x node:http'),
-  eth_getFilterChanges: atLeastRatio(0.7, NODE_HTTP, '>= 0.7x node:http'),
+  eth_blockNumber: atLeastRatio(0.7, REFERENCE_ROW, '>= 0.7x node:http'),
+  eth_getStorageAt: atLeastRatio(0.7, REFERENCE_ROW, '>= 0.7x node:http'),
+  eth_getFilterChanges: atLeastRatio(0.7, REFERENCE_ROW, '>= 0.7x node:http'),
   // Issue 6's, which issue 19 leaves as they were.
   eth_getTransactionByBlockNumberAndIndex: atLeastRatio(2),
   eth_getBlockReceipts: atLeastRatio(10),
