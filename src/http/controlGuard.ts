@@ -16,8 +16,11 @@
  *   `www-authenticate: Bearer` challenge.
  *
  * Checks of a few headers' strings: nothing is parsed or allocated for a request that passes.
+ * `controlCheck` is the checks alone (transport-free); `controlGuard` answers them in Express, and
+ * the test endpoint's fast lane (./devRpcLane.ts) runs the same checks before it takes a request.
  */
 import { timingSafeEqual } from 'node:crypto'
+import type { IncomingHttpHeaders } from 'node:http'
 import type { RequestHandler } from 'express'
 import { ConfigError } from '../gateway/configFields.ts'
 import { CONTROL_TOKEN_ENV, MIN_CONTROL_TOKEN_LENGTH, controlTokenProblem, isLoopbackName } from '../gateway/controlAccess.ts'
@@ -45,19 +48,36 @@ function carriesToken(authorization: string | undefined, expected: Buffer): bool
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
 
-export function controlGuard(serviceHost: string, access: ControlAccess = {}): RequestHandler {
+/** Why a control request is refused: its status and message, and whether it is the token's 401. */
+export interface ControlRefusal {
+  readonly status: 401 | 403 | 415
+  readonly message: string
+}
+
+/** What the guard reads of a request: its method, its path under `/_double`, its headers. */
+export interface ControlRequestHead {
+  readonly method: string | undefined
+  readonly path: string
+  readonly headers: IncomingHttpHeaders
+}
+
+/** The guard's checks, transport-free: the refusal of a request, or `undefined` when it may pass. */
+export type ControlCheck = (req: ControlRequestHead) => ControlRefusal | undefined
+
+/** The `www-authenticate` challenge sent with the token's 401. */
+export const CONTROL_CHALLENGE = 'Bearer realm="gateway-double controls"'
+
+export function controlCheck(serviceHost: string, access: ControlAccess = {}): ControlCheck {
   const service = serviceHost.toLowerCase()
   const hosts = new Set((access.allowedHosts ?? []).map((h) => h.toLowerCase()))
   const origins = new Set(access.allowedOrigins ?? [])
   const token = access.token === undefined ? undefined : Buffer.from(access.token)
-  const refuse = (res: Parameters<RequestHandler>[1], status: number, message: string) => res.status(status).json({ error: { message } })
-  return (req, res, next) => {
+  return (req) => {
     const host = req.headers.host
     if (host !== undefined) {
       const name = hostName(host)
       if (!(isLoopbackName(name) || name === service || name.endsWith(`.${service}`) || hosts.has(name))) {
-        refuse(res, 403, `invalid host specified: the controls answer loopback names, ${service} and the names under it${hosts.size > 0 ? `, ${[...hosts].join(', ')}` : ''}`)
-        return
+        return { status: 403, message: `invalid host specified: the controls answer loopback names, ${service} and the names under it${hosts.size > 0 ? `, ${[...hosts].join(', ')}` : ''}` }
       }
     }
     const origin = req.headers.origin
@@ -67,22 +87,32 @@ export function controlGuard(serviceHost: string, access: ControlAccess = {}): R
         sameOrigin = host !== undefined && new URL(origin).host === host.toLowerCase()
       } catch {}
       if (!sameOrigin) {
-        refuse(res, 403, `origin ${origin.slice(0, 200)} is not allowed to call the controls (allowed: the double's own pages${origins.size > 0 ? `, ${[...origins].join(', ')}` : ''})`)
-        return
+        return { status: 403, message: `origin ${origin.slice(0, 200)} is not allowed to call the controls (allowed: the double's own pages${origins.size > 0 ? `, ${[...origins].join(', ')}` : ''})` }
       }
     }
     const length = req.headers['content-length']
     const hasBody = (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined
     if (hasBody && !/^application\/json\s*(?:;|$)/i.test(req.headers['content-type'] ?? '')) {
-      refuse(res, 415, 'content type must be application/json')
-      return
+      return { status: 415, message: 'content type must be application/json' }
     }
     if (token !== undefined && !carriesToken(req.headers.authorization, token) && !isDashboardFile(req.method, req.path)) {
-      res.setHeader('www-authenticate', 'Bearer realm="gateway-double controls"')
-      refuse(res, 401, 'the controls need their token: send authorization: Bearer <token> (controlAccess.token or GATEWAY_DOUBLE_CONTROL_TOKEN)')
+      return { status: 401, message: 'the controls need their token: send authorization: Bearer <token> (controlAccess.token or GATEWAY_DOUBLE_CONTROL_TOKEN)' }
+    }
+    return undefined
+  }
+}
+
+/** The guard as Express middleware on the `/_double` router: a refusal answers `{"error":{"message"}}`. */
+export function controlGuard(serviceHost: string, access: ControlAccess = {}): RequestHandler {
+  const check = controlCheck(serviceHost, access)
+  return (req, res, next) => {
+    const refusal = check(req)
+    if (refusal === undefined) {
+      next()
       return
     }
-    next()
+    if (refusal.status === 401) res.setHeader('www-authenticate', CONTROL_CHALLENGE)
+    res.status(refusal.status).json({ error: { message: refusal.message } })
   }
 }
 

@@ -21,11 +21,11 @@ import { silentLogger } from '../gateway/gateway.ts'
 
 import { controlGuard } from './controlGuard.ts'
 import type { ControlAccess } from '../gateway/controlAccess.ts'
-import { CONTROL_PREFIX } from './controlPrefix.ts'
+import { CONTROL_PREFIX, DEV_RPC_BODY_LIMIT } from './controlPrefix.ts'
 import { dashboardRoutes } from './dashboard/routes.ts'
 import { loadExpress } from './express.ts'
 
-export { CONTROL_PREFIX }
+export { CONTROL_PREFIX, DEV_RPC_BODY_LIMIT }
 
 /** The body as an object (`{}` when empty); anything else is a 400. */
 function body(req: Request): Record<string, unknown> {
@@ -47,9 +47,6 @@ function fields(req: Request, allowed: readonly string[]): Record<string, unknow
 function param(req: Request, name: string): string {
   return String(req.params[name])
 }
-
-/** The test endpoint's body limit: a state dump (`anvil_loadState`) can be large. */
-export const DEV_RPC_BODY_LIMIT = 32 * 1024 * 1024
 
 export function createControlRouter(control: GatewayControl, logger: Logger = silentLogger, access: ControlAccess & { serviceHost?: string } = {}): Router {
   const express = loadExpress()

@@ -1,7 +1,8 @@
 /**
- * One listening HTTP server of `startServer`: the shared port, or a network's own port. Two lanes,
- * one core: `POST /v3/...` straight to the bare `node:http` handler (the fast lane), everything
- * else to the Express app (loaded on first need). A failure anywhere in the transport is logged
+ * One listening HTTP server of `startServer`: the shared port, or a network's own port. Three lanes,
+ * one core: `POST /v3/...` straight to the bare `node:http` handler (the fast lane), the test
+ * endpoint's plain requests to its own lane (./devRpcLane.ts) when the controls are served,
+ * everything else to the Express app (loaded on first need). A failure anywhere in the transport is logged
  * and answered, never thrown out of the listener.
  */
 import { createServer } from 'node:http'
@@ -10,6 +11,7 @@ import type { Gateway } from '../gateway/gateway.ts'
 import { TooManyConnectionsError } from '../gateway/errors.ts'
 import { toHttpResponse } from '../gateway/response.ts'
 import type { GatewayApp } from './app.ts'
+import type { DevRpcLane } from './devRpcLane.ts'
 import { DEFAULT_MAX_CONNECTIONS, limitConnections } from './connectionLimit.ts'
 import type { ConnectionLimit } from './connectionLimit.ts'
 import { answerFailure, createClientErrorListener, createNodeHandler, refuseWithoutHost } from './nodeHandler.ts'
@@ -25,6 +27,8 @@ export interface ListenOptions {
   anyPath?: boolean
   /** Connections open at once (./connectionLimit.ts). Default `DEFAULT_MAX_CONNECTIONS`. */
   maxConnections?: number | undefined
+  /** The test endpoint's fast lane (./devRpcLane.ts), when the controls are served. */
+  devRpc?: DevRpcLane | undefined
 }
 
 /** Listens on `port` and `host`; resolves once bound, with the server's graceful stop and its connection bound. */
@@ -45,6 +49,7 @@ export async function listenOn(
         res.writeHead(refusal.status, { ...refusal.headers, connection: 'close' }).end(refusal.body)
       } else if (req.headers.host === undefined && req.httpVersion === '1.1') refuseWithoutHost(gateway, req, res)
       else if (req.method === 'POST' && (opts.anyPath === true || req.url?.startsWith('/v3/') === true)) fastLane(req, res)
+      else if (opts.devRpc?.(req, res) === true) return
       else
         appFor().then(
           (a) => a(req, res),

@@ -21,11 +21,12 @@ import type { GatewayConfig, KeyConfigInput } from '../gateway/config.ts'
 import type { ForkNetworkSettings } from '../gateway/forkConfig.ts'
 import type { Clock } from '../gateway/credits.ts'
 import type { GatewayControl } from '../gateway/control/types.ts'
-import { createGateway } from '../gateway/gateway.ts'
+import { createGateway, silentLogger } from '../gateway/gateway.ts'
 import type { Gateway, GatewayOptions, Logger, RpcBackend } from '../gateway/gateway.ts'
 import type { GatewayApp } from './app.ts'
 import type { ControlAccess } from '../gateway/controlAccess.ts'
-import { checkControlAccess } from './controlGuard.ts'
+import { checkControlAccess, controlCheck } from './controlGuard.ts'
+import { createDevRpcLane } from './devRpcLane.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
 import { assignNetworkPorts } from './networkPorts.ts'
 import { startProfileServers } from './profileServers.ts'
@@ -234,13 +235,14 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       createApp({ gateway, control: opts.control === true, ...(controlAccess ? { controlAccess } : {}), ...(opts.logger ? { logger: opts.logger } : {}) }),
     ))
   const maxConnections = opts.maxConnections ?? config.maxConnections
+  const devRpc = opts.control === true ? createDevRpcLane(gateway.control, controlCheck(gateway.serviceHost, controlAccess), opts.logger ?? silentLogger) : undefined
   // WebSockets on every port: on the shared one the Host names the network, as the hosted
   // service's; on a network's own port it is that network.
   const webSockets = createWebSocketTransport(gateway)
   /** Each listening server's graceful stop (./shutdown.ts). */
   const drainers = new Map<Server, Drainer>()
   const listen = async (listenPort: number, network?: string): Promise<Server> => {
-    const { server, drainer, connections } = await listenOn(gateway, appFor, { port: listenPort, host: bindHost, network, maxConnections })
+    const { server, drainer, connections } = await listenOn(gateway, appFor, { port: listenPort, host: bindHost, network, maxConnections, devRpc })
     drainers.set(server, drainer)
     webSockets.attach(server, { ...(network === undefined ? {} : { network }), connections })
     return server
