@@ -2,13 +2,15 @@
  * src/chain/vm/interpreterPatch.ts changes how EthereumJS's interpreter runs, never what it
  * computes: each program here runs on the patched path (no step listener) and on EthereumJS's own
  * `runStep` (a step listener sends every step there), and the two results must be the same, to
- * the gas, the return data, the logs, the error and the storage written.
+ * the gas, the return data, the logs, the error and the storage written; and a frame result's
+ * runState, made when read (src/chain/vm/frameResult.ts), is the one EthereumJS makes.
  */
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import { getOpcodesForHF } from '@ethereumjs/evm'
+import { EVM, getOpcodesForHF } from '@ethereumjs/evm'
+import { ethereumjsRunInterpreter } from '../../src/chain/vm/frameResult.ts'
 import { PATCHED_VERSION, patchInterpreter } from '../../src/chain/vm/interpreterPatch.ts'
 import { vmLibraries } from '../../src/chain/vm/vmLibraries.ts'
 import { keccak256, keccakReady } from '../../src/encoding/keccak.ts'
@@ -76,10 +78,22 @@ async function run(program: string, withListener: boolean | 'vanilla', hardfork:
   let steps = 0
   if (withListener) evm.events.on('step', () => void steps++)
   const result = await evm.runCall({ to: CONTRACT, gasLimit: 1_000_000n })
+  const rs = result.execResult.runState as unknown as Record<string, unknown> | undefined
+  const frame = rs && {
+    keys: Object.keys(rs),
+    opCode: rs.opCode,
+    programCounter: rs.programCounter,
+    gasLeft: rs.gasLeft,
+    stack: (rs.stack as { getStack(): bigint[] }).getStack(),
+    address: String(rs.address),
+    depth: rs.depth,
+    returnValue: rs.returnValue,
+  }
   const slots = await Promise.all([0, 1, 2, 7].map(async (slot) => bytesToHex(await stateManager.getStorage(CONTRACT, new Uint8Array(32).fill(slot, 31)))))
   const exec = result.execResult
   return {
     steps,
+    frame,
     outcome: {
       gasUsed: exec.executionGasUsed,
       refund: exec.gasRefund,
@@ -126,6 +140,26 @@ describe('the interpreter patch', () => {
       })
     }
   }
+
+  it("makes a frame result's runState, when read, as EthereumJS makes it at the frame's end", async () => {
+    await vmLibraries()
+    const proto = EVM.prototype as unknown as { runInterpreter: unknown }
+    const patched = proto.runInterpreter
+    expect(ethereumjsRunInterpreter).toBeDefined()
+    expect(patched).not.toBe(ethereumjsRunInterpreter)
+    for (const name of ['INVALID', 'a REVERT', 'a STATICCALL', 'an SSTORE/SLOAD loop', 'out of gas']) {
+      const lazy = await run(PROGRAMS[name]!, false)
+      proto.runInterpreter = ethereumjsRunInterpreter
+      try {
+        const eager = await run(PROGRAMS[name]!, false)
+        expect(eager.frame, name).toBeDefined()
+        expect(lazy.frame, name).toEqual(eager.frame)
+        expect(lazy.outcome, name).toEqual(eager.outcome)
+      } finally {
+        proto.runInterpreter = patched
+      }
+    }
+  })
 
   it('keeps one analysis of a code for every frame that runs it on an EVM', async () => {
     const a = await run(PROGRAMS['a JUMP loop']!, false)

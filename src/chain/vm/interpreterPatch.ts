@@ -1,6 +1,6 @@
 /**
  * Three changes to EthereumJS 10.1.3's interpreter, applied at run time when `@ethereumjs/evm` is
- * first imported (./vmLibraries.ts). Each is written up as it would be offered upstream in
+ * first imported (./vmLibraries.ts), with a fourth to its frames' results (./frameResult.ts). Each is written up as it would be offered upstream in
  * patches/README.md, with the figures. None changes what an execution computes.
  *
  * 1. `Common.isActivatedEIP` answers from a table indexed by EIP number instead of scanning the
@@ -35,6 +35,7 @@ import { EthereumJSErrorWithoutCode } from '@ethereumjs/util'
 import { codeAnalysis } from './codeAnalysis.ts'
 import type { Analysis, OpEntry } from './codeAnalysis.ts'
 import { installFastHandlers } from './fastHandlers.ts'
+import { patchFrameResult } from './frameResult.ts'
 
 /** The EthereumJS version these changes were written against. */
 export const PATCHED_VERSION = '10.1.3'
@@ -222,6 +223,7 @@ export async function patchInterpreter(): Promise<boolean> {
   const Interpreter = await interpreterClass()
   Common.prototype.isActivatedEIP = isActivatedEIP as Common['isActivatedEIP']
   Interpreter.prototype.run = patchedRun(Interpreter.prototype.run)
+  patchFrameResult(Interpreter)
   // EthereumJS builds an EVM's opcode table here, at construction and at every change of hardfork.
   const evmProto = EVM.prototype as unknown as { getActiveOpcodes(this: EVM): unknown }
   const getActiveOpcodes = evmProto.getActiveOpcodes
