@@ -5,7 +5,9 @@
  * HTTP response; accepted, `ws` completes the handshake and the session the gateway opens gets
  * every message. The transport's own part is the protocol: the message size limit (`ws` closes
  * with 1009 past it), pings (a peer whose pong has not come by the next ping is terminated), and
- * closing every connection when the server stops.
+ * closing every connection when the server stops. `ws` itself (and the `tls`, `https` and `zlib`
+ * it requires) is imported at the first accepted upgrade: a third of the CLI's module loading at
+ * start, for a transport many runs never use.
  *
  * Node sends every request with an `Upgrade` header to this listener, not only WebSocket ones;
  * `curl --http2` asks a POST to upgrade to h2c. Such a request is handed back to the HTTP server
@@ -14,8 +16,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { IncomingMessage, Server } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { WebSocketServer } from 'ws'
-import type { WebSocket } from 'ws'
+import type { WebSocket, WebSocketServer } from 'ws'
 import { TooManyConnectionsError } from '../gateway/errors.ts'
 import type { Gateway } from '../gateway/gateway.ts'
 import type { GatewayRequest } from '../gateway/request.ts'
@@ -93,19 +94,32 @@ function sinkOf(ws: WebSocket): SocketSink {
 
 export function createWebSocketTransport(gateway: Gateway): WebSocketTransport {
   const limits = gateway.socketLimits
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false })
+  // Made with the first accepted upgrade, and the pinger with it.
+  let wss: WebSocketServer | undefined
+  let loading: Promise<WebSocketServer> | undefined
   const alive = new WeakMap<WebSocket, boolean>()
-  const pinger = setInterval(() => {
-    for (const ws of wss.clients) {
-      if (alive.get(ws) === false) {
-        ws.terminate()
-        continue
-      }
-      alive.set(ws, false)
-      ws.ping()
-    }
-  }, limits.pingIntervalMs)
-  pinger.unref()
+  let pinger: NodeJS.Timeout | undefined
+  let closing = false
+
+  function loadServer(): Promise<WebSocketServer> {
+    loading ??= import('ws').then(({ WebSocketServer }) => {
+      const made = (wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxMessageBytes, perMessageDeflate: false }))
+      if (closing) return made
+      pinger = setInterval(() => {
+        for (const ws of made.clients) {
+          if (alive.get(ws) === false) {
+            ws.terminate()
+            continue
+          }
+          alive.set(ws, false)
+          ws.ping()
+        }
+      }, limits.pingIntervalMs)
+      pinger.unref()
+      return made
+    })
+    return loading
+  }
 
   function bind(ws: WebSocket, open: (sink: SocketSink) => import('../gateway/sockets/session.ts').SocketSession): void {
     const session = open(sinkOf(ws))
@@ -118,8 +132,6 @@ export function createWebSocketTransport(gateway: Gateway): WebSocketTransport {
     ws.on('error', () => {})
     ws.on('close', () => session.ended())
   }
-
-  let closing = false
 
   function onUpgrade(server: Server, network: string | undefined, connections: ConnectionLimit | undefined, req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (!isWebSocketUpgrade(req.headers)) {
@@ -138,13 +150,18 @@ export function createWebSocketTransport(gateway: Gateway): WebSocketTransport {
     socket.on('error', () => socket.destroy())
     const request = upgradeRequest(req, socket, network)
     gateway.upgrade(request).then(
-      (answer) => {
+      async (answer): Promise<void> => {
         if (socket.destroyed) return
-        if (!answer.accepted) writeRefusal(socket, answer.response)
-        else wss.handleUpgrade(req, socket, head, (ws) => bind(ws, answer.open))
+        if (!answer.accepted) {
+          writeRefusal(socket, answer.response)
+          return
+        }
+        const sockets = wss ?? (await loadServer())
+        if (closing) socket.destroy()
+        else if (!socket.destroyed) sockets.handleUpgrade(req, socket, head, (ws) => bind(ws, answer.open))
       },
       () => socket.destroy(),
-    )
+    ).catch(() => socket.destroy())
   }
 
   return {
@@ -152,12 +169,12 @@ export function createWebSocketTransport(gateway: Gateway): WebSocketTransport {
       server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => onUpgrade(server, options.network, options.connections, req, socket, head))
     },
     get connections() {
-      return wss.clients.size
+      return wss?.clients.size ?? 0
     },
     close(graceMs = CLOSE_GRACE_MS) {
       closing = true
       clearInterval(pinger)
-      return closeClients(wss, graceMs)
+      return wss === undefined ? Promise.resolve() : closeClients(wss, graceMs)
     },
   }
 }
