@@ -55,3 +55,21 @@ describe('Common.updateParams with kept caches', () => {
     expect({ ...internals(c)._paramsCache }).toEqual(rebuilt(c))
   })
 })
+
+describe("the EVM's and the VM's EIP-2935 window agree once the VM libraries are loaded", () => {
+  it('making an EVM and a VM leaves the shared table (and the window) as it was: 8191, the EIP\'s', async () => {
+    const { vmLibraries } = await import('../../src/chain/vm/vmLibraries.ts')
+    const { vm, evm } = await vmLibraries()
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
+    await vm.createVM({ common })
+    const table = (common as unknown as { _params: Record<string, Record<string, unknown>> })._params
+    const before = JSON.stringify(table)
+    expect(common.param('historyServeWindow')).toBe(8191n)
+    // An EVM alone wrote 8192 into the table (and a VM made after it 8191 again).
+    const alone = common.copy()
+    await evm.createEVM({ common: alone })
+    expect(alone.param('historyServeWindow')).toBe(8191n)
+    await vm.createVM({ common: common.copy() })
+    expect(JSON.stringify(table)).toBe(before)
+  })
+})

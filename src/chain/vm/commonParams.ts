@@ -98,3 +98,21 @@ export function keepParamsCaches(): void {
     table.built.push({ hardfork: this.hardfork(), eips: this._eips, changes: this.HARDFORK_CHANGES, cache: this._paramsCache })
   }
 }
+
+/** A table of parameters by EIP, as `@ethereumjs/evm`'s `paramsEVM` and `@ethereumjs/vm`'s `paramsVM`. */
+type ParamTable = Record<string, Record<string, unknown> | undefined>
+
+/**
+ * EthereumJS 10.1's EVM carries EIP-2935's `historyServeWindow` as 8192 (the EIP's value before
+ * it became 8191) where its VM carries 8191 (the EIP's, and the system contract's): each EVM and
+ * VM made writes its value into the parameter table their Commons share, so every VM made changed
+ * the table twice, and every header and transaction made after it rebuilt its parameter cache
+ * (the change above keeps caches of an unchanged table only). The EVM's value is read by EIP-7709's
+ * BLOCKHASH alone (not active in any fork served); `runBlock` reads the VM's. The EVM's table is
+ * set to the VM's value (patches/README.md, change 9).
+ */
+export function alignHistoryWindow(evmParams: ParamTable, vmParams: ParamTable): void {
+  const evm = evmParams['2935']
+  const vm = vmParams['2935']
+  if (evm?.historyServeWindow === 8192 && vm?.historyServeWindow === 8191) evm.historyServeWindow = 8191
+}
