@@ -36,7 +36,6 @@ import type { SnapshotContents } from './snapshot.ts'
 import { ChainStore } from './store/chainStore.ts'
 import type { EditedState } from './store/chainStore.ts'
 import type { StateEdit } from './vm/stateEdits.ts'
-import type { ForkOrigin } from './vm/forkState.ts'
 
 /** A transaction waiting in the pool. */
 export type PendingTransaction = PoolTransaction
@@ -48,22 +47,13 @@ export { ChainSnapshot }
 export type { ChainOptions, ChainSource, EditedState }
 
 export class Chain extends ChainReads {
-  /** How the blocks were verified: replayed now, or replayed by an earlier load and read back. */
-  readonly verifiedBy: 'replay' | 'cache'
-  /** The chain's contracts' addresses by name, as its fixture's accounts.json names them (a fork keeps them). */
-  readonly contracts: Readonly<Record<string, string>>
   /** Blocks added and removed, transactions pooled (./events/chainEvents.ts); a fork has its own. */
   readonly events = new ChainEvents()
   /** The state before each transaction of the last blocks traced (./tracing/replayPoints.ts): a trace replays one transaction, not its block. */
   readonly replayPoints = new ReplayPoints()
-  readonly #pool: TxPool
-  readonly #miner: Miner
+  #miner: Miner
   /** The tail of the queue that serializes sends, mining, restores and forks. */
   #queue: Promise<unknown> = Promise.resolve()
-  /** What the chain was loaded from, for its export (undefined for a chain made another way). */
-  readonly source: ChainSource | undefined
-  /** A forked network's upstream: blocks, transactions and states up to its first block are read there. */
-  readonly upstream: ForkOrigin | undefined
   /** Accounts `sendImpersonated` may send from (lowercase); every account with `#autoImpersonate`. */
   readonly #impersonated = new Set<string>()
   #autoImpersonate = false
@@ -72,13 +62,8 @@ export class Chain extends ChainReads {
 
   constructor(opts: ChainOptions | ChainParts) {
     const parts = 'parts' in opts ? opts.parts : { store: new ChainStore(opts), pool: new TxPool() }
-    super(parts.store)
-    this.verifiedBy = opts.verifiedBy ?? 'replay'
-    this.contracts = opts.contracts ?? {}
-    this.#pool = parts.pool
-    this.#miner = new Miner(this.store, this.#pool, { clock: opts.clock, mode: opts.miningMode, events: this.events })
-    this.source = opts.source
-    this.upstream = opts.upstream
+    super(parts.store, parts.pool, { verifiedBy: opts.verifiedBy ?? 'replay', contracts: opts.contracts ?? {}, source: opts.source, upstream: opts.upstream })
+    this.#miner = new Miner(this.store, this.pool, { clock: opts.clock, mode: opts.miningMode, events: this.events })
     this.#initial = this.snapshot()
   }
 
@@ -165,22 +150,6 @@ export class Chain extends ChainReads {
     return this.#autoImpersonate || this.#impersonated.has(address.toLowerCase())
   }
 
-  /** The transactions waiting in the pool, by sender (in order of first arrival), then nonce. */
-  get pending(): readonly PendingTransaction[] {
-    return this.#pool.pending
-  }
-
-  /** A pooled transaction by hash (lowercase hex). */
-  pendingByHash(hash: string): PendingTransaction | undefined {
-    return this.#pool.byHash(hash)
-  }
-
-  /** geth's pending nonce: the head state's nonce, plus the pooled transactions that follow it without a gap. */
-  async pendingNonce(address: string): Promise<bigint> {
-    const from = address.toLowerCase()
-    return this.#pool.pendingNonce(from, await this.store.nonceAt(this.head, from))
-  }
-
   /**
    * eth_sendRawTransaction: decodes `raw` and checks it as geth does (throwing `TxDecodeError` or
    * `TxRejectedError` with geth's message), pools it, and in `auto` mode mines every executable
@@ -205,7 +174,7 @@ export class Chain extends ChainReads {
 
   /** Drops a pooled transaction (`anvil_dropTransaction`); true when it was there. */
   dropTransaction(hash: string): boolean {
-    return this.#pool.drop(hash)
+    return this.pool.drop(hash)
   }
 
   /**
@@ -243,16 +212,16 @@ export class Chain extends ChainReads {
 
   /** The pending block with the pool's executable transactions (Miner.pendingBlock); undefined when there is none. */
   pendingBlock(): Promise<BlockRecord | undefined> {
-    return this.#pool.entries.length === 0 ? Promise.resolve(undefined) : this.#exclusive(() => this.#miner.pendingBlock())
+    return this.pool.entries.length === 0 ? Promise.resolve(undefined) : this.#exclusive(() => this.#miner.pendingBlock())
   }
 
   // Snapshots and forks.
 
   /** The head, safe and finalized blocks, the pool and the mining mode, as they are now. */
   snapshot(): ChainSnapshot {
-    return new ChainSnapshot(this, this.name, {
+    return new ChainSnapshot(this.store, this.name, {
       store: this.store.contents(),
-      pool: [...this.#pool.entries],
+      pool: [...this.pool.entries],
       mode: this.#miner.mode,
       settings: this.#miner.settings,
     })
@@ -265,19 +234,19 @@ export class Chain extends ChainReads {
   restore(snapshot: ChainSnapshot): Promise<void> {
     let contents: SnapshotContents
     try {
-      contents = ChainSnapshot.contentsFor(snapshot, this, this.name)
+      contents = ChainSnapshot.contentsFor(snapshot, this.store, this.name)
     } catch (err) {
       return Promise.reject(err as Error)
     }
     return this.#exclusive(async () => {
-      const before = new Set(this.#pool.entries)
-      this.#pool.reset(contents.pool)
+      const before = new Set(this.pool.entries)
+      this.pool.reset(contents.pool)
       this.#miner.setMode(contents.mode)
       this.#miner.replaceSettings(contents.settings)
       const { removed, added } = await this.store.rewind(contents.store)
       const ancestor = this.store.byNumber((added[0]?.number ?? this.head.number + 1n) - 1n)!
       this.events.emitChange(removed, ancestor, added, 'restore')
-      for (const p of this.#pool.entries) if (!before.has(p)) this.events.emitPooled(p)
+      for (const p of this.pool.entries) if (!before.has(p)) this.events.emitPooled(p)
     })
   }
 
@@ -287,7 +256,7 @@ export class Chain extends ChainReads {
    */
   fork(name: string): Promise<Chain> {
     return this.#exclusive(async () => {
-      const parts = { store: await this.store.copy(name), pool: this.#pool.copy() }
+      const parts = { store: await this.store.copy(name), pool: this.pool.copy() }
       const forked = new Chain({ parts, verifiedBy: this.verifiedBy, clock: this.clock, miningMode: this.miningMode, contracts: this.contracts, ...(this.source ? { source: this.source } : {}), ...(this.upstream ? { upstream: this.upstream } : {}) })
       forked.#miner.replaceSettings(this.#miner.settings)
       for (const a of this.#impersonated) forked.#impersonated.add(a)
@@ -307,11 +276,31 @@ export class Chain extends ChainReads {
     this.#autoImpersonate = false
   }
 
+  /**
+   * Becomes `next`, a chain opened anew for this network (forked again at another block: Anvil's
+   * `anvil_reset` with `forking`): its blocks, state and upstream, an empty pool, the mining mode
+   * as loaded, impersonation ended; `reset()` comes back here. Listeners stay and hear of its
+   * next block on; snapshots taken before are refused. Nothing is told of the swap (as Anvil).
+   */
+  async adopt(next: Chain): Promise<void> {
+    await this.#exclusive(async () => {
+      const { mode } = ChainSnapshot.contentsFor(this.#initial, this.store, this.name)
+      this.store = next.store
+      this.origin = next.origin
+      this.pool.reset([])
+      this.#miner = new Miner(this.store, this.pool, { clock: this.clock, mode, events: this.events })
+      this.replayPoints.clear()
+      this.#initial = this.snapshot()
+    })
+    this.#impersonated.clear()
+    this.#autoImpersonate = false
+  }
+
   // Internals.
 
   /** Admits `raw` (an impersonated transaction when `sender` is given), and in `auto` mode mines it. */
   async #submit(raw: Uint8Array, sender: string | undefined): Promise<string> {
-    const ptx = await admit(raw, this.#pool, admissionContext(this.store, this.#miner), sender)
+    const ptx = await admit(raw, this.pool, admissionContext(this.store, this.#miner), sender)
     this.events.emitPooled(ptx)
     if (this.#miner.mode === 'auto') {
       const failed = await this.#miner.mineExecutable(false)

@@ -1,24 +1,62 @@
 /**
  * A chain's reads (./chain.ts's `Chain` extends this class): each goes straight to the store
- * (./store/chainStore.ts), never waiting behind the changes `Chain` runs one at a time.
+ * (./store/chainStore.ts) or the pool, never waiting behind the changes `Chain` runs one at a time;
+ * and where its contents came from (`ChainOrigin`).
  */
 import type { Common } from '@ethereumjs/common'
 import type { VM } from '@ethereumjs/vm'
 import type { BlockStore } from './blocks/blockStore.ts'
 import type { ChainReader } from './blocks/chainReader.ts'
 import type { BlockRecord, BlockSelector } from './blocks/types.ts'
+import type { ChainSource } from './chainOptions.ts'
+import type { PoolTransaction } from './pool/poolTransaction.ts'
+import type { TxPool } from './pool/txPool.ts'
 import type { ChainStore, EditedState } from './store/chainStore.ts'
 import { readyState } from './store/readStates.ts'
 import type { BlockStateManager } from './vm/blockState.ts'
 import type { KeyBook } from './vm/keyBook.ts'
+import type { ForkOrigin } from './vm/forkState.ts'
 import type { RecordingStateManager } from './vm/recordingState.ts'
 
-export abstract class ChainReads implements ChainReader {
-  /** What the chain holds; `Chain` changes it only through its queue. */
-  protected readonly store: ChainStore
+/** Where a chain's contents came from; a network forked again (`Chain.adopt`) takes the new chain's. */
+export interface ChainOrigin {
+  /** How the blocks were verified: replayed now, or replayed by an earlier load and read back. */
+  readonly verifiedBy: 'replay' | 'cache'
+  /** The chain's contracts' addresses by name, as its fixture's accounts.json names them (a fork keeps them). */
+  readonly contracts: Readonly<Record<string, string>>
+  /** What the chain was loaded from, for its export (undefined for a chain made another way). */
+  readonly source: ChainSource | undefined
+  /** A forked network's upstream: blocks, transactions and states up to its first block are read there. */
+  readonly upstream: ForkOrigin | undefined
+}
 
-  constructor(store: ChainStore) {
+export abstract class ChainReads implements ChainReader {
+  /** What the chain holds; `Chain` changes it (and replaces it with `origin`) only through its queue. */
+  protected store: ChainStore
+  protected origin: ChainOrigin
+  /** The transactions waiting to be mined (./pool/txPool.ts); `Chain` changes it through its queue. */
+  protected readonly pool: TxPool
+
+  constructor(store: ChainStore, pool: TxPool, origin: ChainOrigin) {
     this.store = store
+    this.pool = pool
+    this.origin = origin
+  }
+
+  get verifiedBy(): ChainOrigin['verifiedBy'] {
+    return this.origin.verifiedBy
+  }
+
+  get contracts(): ChainOrigin['contracts'] {
+    return this.origin.contracts
+  }
+
+  get source(): ChainOrigin['source'] {
+    return this.origin.source
+  }
+
+  get upstream(): ChainOrigin['upstream'] {
+    return this.origin.upstream
   }
 
   get name(): string {
@@ -105,5 +143,21 @@ export abstract class ChainReads implements ChainReader {
   /** The addresses and slots the chain's state was written at (see vm/keyBook.ts). */
   keyBook(): Promise<KeyBook> {
     return this.store.keyBook()
+  }
+
+  /** The transactions waiting in the pool, by sender (in order of first arrival), then nonce. */
+  get pending(): readonly PoolTransaction[] {
+    return this.pool.pending
+  }
+
+  /** A pooled transaction by hash (lowercase hex). */
+  pendingByHash(hash: string): PoolTransaction | undefined {
+    return this.pool.byHash(hash)
+  }
+
+  /** geth's pending nonce: the head state's nonce, plus the pooled transactions that follow it without a gap. */
+  async pendingNonce(address: string): Promise<bigint> {
+    const from = address.toLowerCase()
+    return this.pool.pendingNonce(from, await this.store.nonceAt(this.head, from))
   }
 }

@@ -1,7 +1,8 @@
 /**
  * A chain's snapshot: its blocks and tags (and the head's state edits), its pool, its mining mode
  * and mining settings at one moment, to restore later (any number of times). Opaque to its users;
- * valid only for the chain that took it.
+ * valid only for the chain that took it, until it is forked again (`Chain.adopt`): its owner is the
+ * chain's store.
  */
 import type { MiningMode } from './mining/miner.ts'
 import type { MiningSettingsState } from './mining/settings.ts'
@@ -49,7 +50,9 @@ export class ChainSnapshot {
 
   /** @internal The contents, for the chain that took it; a TypeError for any other. */
   static contentsFor(snapshot: ChainSnapshot, owner: object, ownerName: string): SnapshotContents {
-    if (snapshot.#owner !== owner) throw new TypeError(`snapshot was taken of chain ${snapshot.#ownerName}, not ${ownerName}`)
+    if (snapshot.#owner !== owner) {
+      throw new TypeError(`snapshot was taken of chain ${snapshot.#ownerName}${snapshot.#ownerName === ownerName ? ' before it was forked again' : `, not ${ownerName}`}`)
+    }
     return snapshot.#contents
   }
 }

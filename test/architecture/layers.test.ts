@@ -62,7 +62,7 @@ export const CHAIN_ROOMS: LayerRules = {
     'chain/snapshot.ts': ['chain/store', 'chain/pool', 'chain/mining'],
     // chain.ts's own parts: what a chain is made from, its reads, what admission reads of it.
     'chain/chainOptions.ts': ['chain/clock.ts', 'chain/blocks', 'chain/vm', 'chain/store', 'chain/pool', 'chain/mining'],
-    'chain/chainReads.ts': ['chain/blocks', 'chain/vm', 'chain/store'],
+    'chain/chainReads.ts': ['chain/blocks', 'chain/vm', 'chain/store', 'chain/pool', 'chain/chainOptions.ts'],
     'chain/chainAdmission.ts': ['chain/store', 'chain/pool', 'chain/mining'],
     'chain/chain.ts': [
       'chain/clock.ts',
