@@ -105,10 +105,10 @@ export function createDevRpc(deps: DevRpcDeps): DevRpc {
       },
       setIntervalMining: (seconds) => deps.intervals.set(network, seconds),
       intervalMining: () => deps.intervals.get(network.name),
-      async reset() {
+      async reset(next) {
         deps.intervals.stop(network.name)
         snapshots.delete(chain)
-        await chain.reset()
+        await (next === undefined ? chain.reset() : chain.adopt(next))
       },
     }
   }

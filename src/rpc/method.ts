@@ -25,8 +25,11 @@ export interface DevContext {
   setIntervalMining(seconds: number): void
   /** The interval mining period in seconds, or null when off. */
   intervalMining(): number | null
-  /** Back to the chain as loaded (`Chain.reset`): no interval mining, numbered snapshots forgotten. */
-  reset(): Promise<void>
+  /**
+   * Back to the chain as loaded (`Chain.reset`), or on to `next`, the network forked again
+   * (`Chain.adopt`): no interval mining, numbered snapshots forgotten.
+   */
+  reset(next?: Chain): Promise<void>
 }
 
 /**

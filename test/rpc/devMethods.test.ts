@@ -178,7 +178,12 @@ describe('Hardhat-style aliases through a plain JSON-RPC client', () => {
     expect(await gw('eth_blockNumber')).toBe(hex(HEAD))
     expect(await dev('eth_accounts')).toEqual([])
     expect(await dev('evm_revert', [snap])).toBe(false)
-    await expect(dev('anvil_reset', [{ forking: { jsonRpcUrl: 'http://example.invalid' } }])).rejects.toThrow(/^-32602 Forking not enabled/)
+    // Forking needs a URL on a network that is no fork (as Anvil); one that does not answer changes nothing.
+    await expect(dev('anvil_reset', [{ forking: {} }])).rejects.toThrow('-32602 Forking not enabled and RPC URL not provided to start forking')
+    await expect(dev('anvil_reset', [{ forking: { jsonRpcUrl: 'http://example.invalid' } }])).rejects.toThrow(/^-32000 anvil_reset: fork ethereum: fork upstream http:\/\/example\.invalid: eth_chainId: cannot reach it/)
+    await expect(dev('anvil_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:9', blockNumber: 'soon' } }])).rejects.toThrow(/^-32602 forking\.blockNumber: not a number/)
+    expect(await gw('eth_blockNumber')).toBe(hex(HEAD))
+    expect(await gw('eth_chainId')).toBe('0x1')
     // The snapshot the suite reverts to was forgotten too: take it again.
     start = await dev('evm_snapshot')
   })

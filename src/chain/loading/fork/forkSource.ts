@@ -13,6 +13,7 @@ import { ForkReadError } from '../../vm/forkState.ts'
 import type { ForkOrigin, ForkReads } from '../../vm/forkState.ts'
 import { readKey } from './forkCache.ts'
 import type { ForkJournal } from './forkCache.ts'
+import type { ForkOpening } from './forkSettings.ts'
 import type { Upstream } from './upstream.ts'
 import { UpstreamError, UpstreamRpcError } from './upstream.ts'
 
@@ -33,7 +34,11 @@ export class ForkSource implements ForkReads, ForkOrigin {
   readonly hash: string
   readonly chainId: bigint
   readonly upstream: string
+  /** How the fork was opened, for forking the network again (./forkAgain.ts). */
+  readonly opening: ForkOpening | undefined
   #client: Upstream | undefined
+  /** The upstream's URL in full (its key included: never shown), changed by `setUrl`; none when frozen. */
+  #url: string | undefined
   /** Makes the client of another URL (the same headers and retry settings). */
   readonly #connect: ((url: string) => Upstream) | undefined
   readonly #journal: ForkJournal
@@ -42,8 +47,10 @@ export class ForkSource implements ForkReads, ForkOrigin {
   /** False once the upstream refused `eth_getProof`. */
   #proofs = true
 
-  constructor(opts: { client: Upstream | undefined; journal: ForkJournal; block: bigint; hash: string; chainId: bigint; upstream: string; connect?: (url: string) => Upstream }) {
+  constructor(opts: { client: Upstream | undefined; journal: ForkJournal; block: bigint; hash: string; chainId: bigint; upstream: string; connect?: (url: string) => Upstream; opening?: ForkOpening }) {
     this.#client = opts.client
+    this.opening = opts.opening
+    this.#url = opts.opening?.settings.frozen === undefined ? opts.opening?.settings.url : undefined
     this.#connect = opts.connect
     this.#journal = opts.journal
     this.block = opts.block
@@ -60,6 +67,12 @@ export class ForkSource implements ForkReads, ForkOrigin {
   setUrl(url: string): void {
     if (this.#connect === undefined) throw new ForkReadError(`fork of ${this.upstream} is a frozen fixture: it has no upstream to change`)
     this.#client = this.#connect(url)
+    this.#url = url
+  }
+
+  /** The upstream's URL in full (never to be shown: it may hold a key); undefined for a frozen fixture. */
+  get url(): string | undefined {
+    return this.#url
   }
 
   get requests(): number {

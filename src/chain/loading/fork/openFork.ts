@@ -9,8 +9,6 @@ import { Block, createBlockHeaderFromRPC } from '@ethereumjs/block'
 import { bytesToHex, hexToBytes, KECCAK256_RLP, ValueEncoding } from '@ethereumjs/util'
 import { recordOf } from '../../blocks/record.ts'
 import { Chain } from '../../chain.ts'
-import type { ChainClock } from '../../clock.ts'
-import type { MiningMode } from '../../mining/miner.ts'
 import { ForkTrie } from '../../vm/forkTrie.ts'
 import { KeyBook } from '../../vm/keyBook.ts'
 import { TrieDatabase } from '../../vm/trieDatabase.ts'
@@ -22,38 +20,13 @@ import type { Hardfork } from '../genesis.ts'
 import { defaultCacheDir } from '../verifiedCache.ts'
 import { findForkCache, forkCacheDir, ForkJournal, readManifest, writeManifest } from './forkCache.ts'
 import type { ForkManifest } from './forkCache.ts'
+import type { ForkLoadOptions, ForkSettings } from './forkSettings.ts'
 import { ForkSource } from './forkSource.ts'
 import { checkForkProofs } from './freeze.ts'
 import { choseHardfork } from './forkRules.ts'
 import { redactUrl, Upstream, UpstreamError } from './upstream.ts'
-import type { UpstreamOptions } from './upstream.ts'
 
-export interface ForkSettings {
-  /** The upstream's JSON-RPC URL (may hold a key: it is never printed in full). */
-  readonly url?: string
-  /** The fork block; default the upstream's head at start. */
-  readonly block?: bigint
-  /** HTTP headers sent with every upstream request. */
-  readonly headers?: Readonly<Record<string, string>>
-  /** Serve from the cache alone. */
-  readonly offline?: boolean
-  /** A frozen fixture folder to serve instead of an upstream (./freeze.ts). */
-  readonly frozen?: string
-  /** The rules, instead of the upstream's. */
-  readonly hardfork?: Hardfork
-}
-
-export interface ForkLoadOptions {
-  readonly name: string
-  /** The verified-chain cache folder (the fork's cache lives in `forks/` under it); false: none. */
-  readonly cache?: string | false
-  readonly clock?: ChainClock
-  readonly miningMode?: MiningMode
-  /** Retry settings of the upstream client (tests shorten them). */
-  readonly upstream?: Omit<UpstreamOptions, 'url' | 'headers'>
-  /** Told the fork block when it was not given (the upstream's head, pinned). */
-  readonly onPinned?: (message: string) => void
-}
+export type { ForkLoadOptions, ForkSettings }
 
 /** Opens a forked network (see the top of this file). */
 export async function openFork(settings: ForkSettings, opts: ForkLoadOptions): Promise<Chain> {
@@ -76,9 +49,11 @@ export async function openFork(settings: ForkSettings, opts: ForkLoadOptions): P
   }
   if (settings.offline === true) return offline()
   const client = new Upstream({ ...opts.upstream, url: settings.url, ...(settings.headers ? { headers: settings.headers } : {}) })
-  // With a cache to fall back on, a node that does not answer at start is not waited for long.
+  // With a cache to fall back on, a node that does not answer at start is not waited for long;
+  // nor is one a running network is asked to fork from (`quickProbe`: anvil_reset).
   const cached = cacheDir !== undefined && findForkCache(cacheDir, label, settings.block) !== undefined
-  const probe = cached ? new Upstream({ ...opts.upstream, url: settings.url, ...(settings.headers ? { headers: settings.headers } : {}), budgetMs: Math.min(opts.upstream?.budgetMs ?? 3_000, 3_000) }) : client
+  const quick = cached || opts.quickProbe === true
+  const probe = quick ? new Upstream({ ...opts.upstream, url: settings.url, ...(settings.headers ? { headers: settings.headers } : {}), budgetMs: Math.min(opts.upstream?.budgetMs ?? 3_000, 3_000) }) : client
   let chainId: string
   try {
     chainId = await probe.call<string>('eth_chainId', [])
@@ -128,7 +103,8 @@ async function forkChain(manifest: ForkManifest, journal: ForkJournal, client: U
   const block = new Block(header, [], [], header.withdrawalsRoot === undefined ? undefined : [], { common })
   const record = recordOf(block, [], [])
   const connect = settings.frozen === undefined ? (url: string) => new Upstream({ ...opts.upstream, url, ...(settings.headers ? { headers: settings.headers } : {}) }) : undefined
-  const source = new ForkSource({ client, journal, block: number, hash: manifest.hash, chainId, upstream: manifest.upstream, ...(connect ? { connect } : {}) })
+  const opening = { settings, opts }
+  const source = new ForkSource({ client, journal, block: number, hash: manifest.hash, chainId, upstream: manifest.upstream, opening, ...(connect ? { connect } : {}) })
   const trie = () => new ForkTrie({ db: TrieDatabase.over(new Map()), valueEncoding: ValueEncoding.Bytes, useKeyHashing: true, common })
   return Chain.open({
     name: opts.name,

@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from 'node:url'
 import { createPublicClient, createWalletClient, http, maxUint256, parseEther } from 'viem'
-import type { Abi, Address, Hash, PublicClient } from 'viem'
+import type { Abi, Address, Hash, PublicClient, TransactionReceipt } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { compileContracts } from '../../../../src/builder/compile.ts'
 import { anvilChain, startAnvil } from '../../../capture/anvil.ts'
@@ -92,5 +92,23 @@ export async function buildWorld(blocks = 300): Promise<ForkWorld> {
   } catch (err) {
     await anvil.stop()
     throw err
+  }
+}
+
+/** A receipt without what differs between two chains by construction (block hashes: timestamps differ). */
+export function comparable(r: TransactionReceipt) {
+  return {
+    status: r.status,
+    type: r.type,
+    from: r.from,
+    to: r.to,
+    blockNumber: r.blockNumber,
+    transactionIndex: r.transactionIndex,
+    gasUsed: r.gasUsed,
+    cumulativeGasUsed: r.cumulativeGasUsed,
+    effectiveGasPrice: r.effectiveGasPrice,
+    contractAddress: r.contractAddress,
+    logsBloom: r.logsBloom,
+    logs: r.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: l.logIndex, transactionIndex: l.transactionIndex })),
   }
 }
