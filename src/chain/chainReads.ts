@@ -130,6 +130,19 @@ export abstract class ChainReads implements ChainReader {
     return readyState(this.store.stateAt(record))
   }
 
+  /**
+   * The word `eth_getStorageAt` answered at `record` for an address and a slot as written
+   * (`StorageWords.key`), while nothing has changed that block's state since (./store/storageWords.ts).
+   */
+  storageWord(record: BlockRecord, key: string): string | undefined {
+    return this.store.storageWords.get(record, key)
+  }
+
+  /** Keeps a word read at `record` for `storageWord`. */
+  keepStorageWord(record: BlockRecord, key: string, word: string): void {
+    this.store.storageWords.keep(record, key, word)
+  }
+
   /** The state root reads of `record` see: its header's, or the one its state edits gave. */
   stateRootOf(record: BlockRecord): Uint8Array {
     return this.store.stateRootOf(record)
@@ -141,8 +154,8 @@ export abstract class ChainReads implements ChainReader {
   }
 
   /** The addresses and slots the chain's state was written at (see vm/keyBook.ts). */
-  keyBook(): Promise<KeyBook> {
-    return this.store.keyBook()
+  async keyBook(): Promise<KeyBook> {
+    return (await this.store.getState()).book
   }
 
   /** The transactions waiting in the pool, by sender (in order of first arrival), then nonce. */

@@ -24,7 +24,8 @@ export function stateRecord(chain: Chain, selector: BlockSelector): BlockRecord 
   throw new HeaderNotFoundError()
 }
 
-const isPending = (selector: BlockSelector): boolean => selector.kind === 'tag' && selector.tag === 'pending'
+/** The `pending` tag: the pending block's state when the pool has transactions to apply. */
+export const isPending = (selector: BlockSelector): boolean => selector.kind === 'tag' && selector.tag === 'pending'
 
 /**
  * The block a state read at `selector` reads, with geth's `pending`: the pending block, the pool's

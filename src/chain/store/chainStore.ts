@@ -26,7 +26,6 @@ import { BlockStore } from '../blocks/blockStore.ts'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord, BlockSelector } from '../blocks/types.ts'
 import type { BlockStateManager } from '../vm/blockState.ts'
-import type { KeyBook } from '../vm/keyBook.ts'
 import type { RecordingStateManager } from '../vm/recordingState.ts'
 import { applyEdits } from '../vm/stateEdits.ts'
 import type { StateEdit } from '../vm/stateEdits.ts'
@@ -34,6 +33,7 @@ import { stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
 import { ForkCommons } from './forkCommons.ts'
 import { ReadStates } from './readStates.ts'
 import { StateHistory } from './stateHistory.ts'
+import { StorageWords } from './storageWords.ts'
 import { TrieDatabase } from '../vm/trieDatabase.ts'
 import type { TrieLayer } from '../vm/trieDatabase.ts'
 import type { ChainStoreOptions, EditedState, StoreContents } from './storeTypes.ts'
@@ -65,6 +65,8 @@ export class ChainStore implements ChainReader {
   #db: { database: TrieDatabase; made: TrieLayer } | undefined
   /** Which states are kept (./stateHistory.ts). */
   readonly #history: StateHistory
+  /** The words `eth_getStorageAt` answered at the last block read, emptied where a block's state may change (./storageWords.ts). */
+  readonly storageWords = new StorageWords()
 
   constructor(opts: ChainStoreOptions) {
     this.name = opts.name
@@ -178,10 +180,9 @@ export class ChainStore implements ChainReader {
   }
 
   /**
-   * A state manager positioned at the state after `record`, for reads only. Copies share the trie
-   * database (an older mined block's state may be pruned: ./stateHistory.ts). The last few are kept, each remembering
-   * what it read (../vm/blockState.ts): a block's state never changes, and making a copy per read,
-   * or walking the trie again, costs more than the read.
+   * A state manager at the state after `record`, for reads only; copies share the trie database (an
+   * old block's state may be pruned: ./stateHistory.ts). The last few are kept, each remembering what
+   * it read (../vm/blockState.ts): a copy per read, or a trie walk again, costs more than the read.
    */
   stateAt(record: BlockRecord): Promise<BlockStateManager> {
     const root = this.stateRootOf(record)
@@ -217,15 +218,11 @@ export class ChainStore implements ChainReader {
       await applyEdits(state, edits)
       const edited = await state.getStateRoot()
       this.#edits.set(head, { root: edited, edits: [...(this.#edits.get(head)?.edits ?? []), ...edits] })
+      this.storageWords.clear()
     } catch (err) {
       await state.setStateRoot(root)
       throw err
     }
-  }
-
-  /** The addresses and slots the chain's state was written at (see ../vm/keyBook.ts). */
-  async keyBook(): Promise<KeyBook> {
-    return (await this.getState()).book
   }
 
   /** An account's nonce in the state after `record` (`from` in lowercase hex). */
@@ -248,6 +245,7 @@ export class ChainStore implements ChainReader {
     this.blockchain.append(record)
     this.#advanceTags()
     this.#history.appended(this.blockchain.records, this.#edits, this.#db?.database)
+    this.storageWords.clear()
   }
 
   /**
@@ -261,6 +259,7 @@ export class ChainStore implements ChainReader {
     const change = this.blockchain.reset([...kept, ...branch])
     // The replaced blocks' edits go with them; the ancestor's stay (the branch was mined on them).
     this.#forgetEditsOfRemoved()
+    this.storageWords.clear()
     this.#advanceTags()
     await (await this.getState()).setStateRoot(this.stateRootOf(this.head))
     return change
@@ -297,6 +296,7 @@ export class ChainStore implements ChainReader {
     // The edits as they were then (the head's included); those of blocks gone are gone with them.
     this.#edits.clear()
     for (const [record, edited] of contents.edits) if (this.blockchain.has(record)) this.#edits.set(record, edited)
+    this.storageWords.clear()
     this.#safe = contents.safe
     this.#finalized = contents.finalized
     const state = await this.getState()
