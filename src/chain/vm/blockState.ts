@@ -28,6 +28,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { Account, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 import { EoaView } from './eoaView.ts'
+import { trieGet } from './trieRead.ts'
 import { OverlayDB } from './overlayDb.ts'
 import { forkAccountEntry } from './forkState.ts'
 import type { ForkReads } from './forkState.ts'
@@ -203,7 +204,7 @@ export class BlockStateManager extends MerkleStateManager {
     const storageKey = memoKey(account.storageRoot, address.bytes, key)
     let value = this.#storage.get(storageKey)
     if (value === undefined) {
-      value = await this.#storageTrie(address, account).get(key)
+      value = await trieGet(this.#storageTrie(address, account), key)
       if (value === null && this.fork !== undefined) value = await this.fork.storage(address, key)
       this.#remember(this.#storage, storageKey, value)
     }
@@ -259,7 +260,7 @@ export class BlockStateManager extends MerkleStateManager {
   }
 
   async #accountEntry(address: Address): Promise<Uint8Array | null> {
-    const entry = await this._trie.get(address.bytes)
+    const entry = await trieGet(this._trie, address.bytes)
     return this.fork === undefined ? entry : forkAccountEntry(entry, this.fork, address)
   }
 }
