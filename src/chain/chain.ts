@@ -19,6 +19,7 @@ import type { BlockRecord } from './blocks/types.ts'
 import { admissionContext } from './chainAdmission.ts'
 import type { ChainOptions, ChainParts, ChainSource } from './chainOptions.ts'
 import { ChainReads } from './chainReads.ts'
+import type { ChainOrigin } from './chainReads.ts'
 import type { ChainClock } from './clock.ts'
 import { ChainEvents } from './events/chainEvents.ts'
 import { Miner } from './mining/miner.ts'
@@ -59,6 +60,8 @@ export class Chain extends ChainReads {
   #autoImpersonate = false
   /** The chain as loaded (or forked), for `reset()`. */
   #initial: ChainSnapshot
+  /** The stores held before an `adopt`, by store (a snapshot's owner), with their origins and `#initial`. */
+  readonly #held = new WeakMap<object, { store: ChainStore; origin: ChainOrigin; initial: ChainSnapshot }>()
 
   constructor(opts: ChainOptions | ChainParts) {
     const parts = 'parts' in opts ? opts.parts : { store: new ChainStore(opts), pool: new TxPool() }
@@ -233,12 +236,17 @@ export class Chain extends ChainReads {
    */
   restore(snapshot: ChainSnapshot): Promise<void> {
     let contents: SnapshotContents
+    const held = this.#held.get(ChainSnapshot.ownerOf(snapshot))
     try {
-      contents = ChainSnapshot.contentsFor(snapshot, this.store, this.name)
+      contents = ChainSnapshot.contentsFor(snapshot, held?.store ?? this.store, this.name)
     } catch (err) {
       return Promise.reject(err as Error)
     }
     return this.#exclusive(async () => {
+      if (held !== undefined && held.store !== this.store) {
+        this.#install(held.store, held.origin, contents.mode)
+        this.#initial = held.initial
+      }
       const before = new Set(this.pool.entries)
       this.pool.reset(contents.pool)
       this.#miner.setMode(contents.mode)
@@ -277,26 +285,28 @@ export class Chain extends ChainReads {
   }
 
   /**
-   * Becomes `next`, a chain opened anew for this network (forked again at another block: Anvil's
-   * `anvil_reset` with `forking`): its blocks, state and upstream, an empty pool, the mining mode
-   * as loaded, impersonation ended; `reset()` comes back here. Listeners stay and hear of its
-   * next block on; snapshots taken before are refused. Nothing is told of the swap (as Anvil).
+   * Becomes `next`, this network forked again (Anvil's `anvil_reset` with `forking`): its blocks, state and
+   * upstream, an empty pool, the mining mode as loaded, no impersonation; `reset()` comes back here. Listeners
+   * stay (nothing is told of the swap, as Anvil); a snapshot taken before brings the old chain back (`restore`).
    */
   async adopt(next: Chain): Promise<void> {
     await this.#exclusive(async () => {
-      const { mode } = ChainSnapshot.contentsFor(this.#initial, this.store, this.name)
-      this.store = next.store
-      this.origin = next.origin
+      this.#install(next.store, next.origin, ChainSnapshot.contentsFor(this.#initial, this.store, this.name).mode)
       this.pool.reset([])
-      this.#miner = new Miner(this.store, this.pool, { clock: this.clock, mode, events: this.events })
-      this.replayPoints.clear()
       this.#initial = this.snapshot()
     })
     this.#impersonated.clear()
     this.#autoImpersonate = false
   }
 
-  // Internals.
+  /** Serves `store` from now on (keeping the one it replaces, for its snapshots), with a miner of its own. */
+  #install(store: ChainStore, origin: ChainOrigin, mode: MiningMode): void {
+    this.#held.set(this.store, { store: this.store, origin: this.origin, initial: this.#initial })
+    this.store = store
+    this.origin = origin
+    this.#miner = new Miner(store, this.pool, { clock: this.clock, mode, events: this.events })
+    this.replayPoints.clear()
+  }
 
   /** Admits `raw` (an impersonated transaction when `sender` is given), and in `auto` mode mines it. */
   async #submit(raw: Uint8Array, sender: string | undefined): Promise<string> {

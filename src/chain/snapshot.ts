@@ -1,8 +1,8 @@
 /**
  * A chain's snapshot: its blocks and tags (and the head's state edits), its pool, its mining mode
  * and mining settings at one moment, to restore later (any number of times). Opaque to its users;
- * valid only for the chain that took it, until it is forked again (`Chain.adopt`): its owner is the
- * chain's store.
+ * valid only for the chain that took it; its owner is the chain's store, which a chain forked again
+ * (`Chain.adopt`) keeps for it.
  */
 import type { MiningMode } from './mining/miner.ts'
 import type { MiningSettingsState } from './mining/settings.ts'
@@ -46,6 +46,11 @@ export class ChainSnapshot {
     let bytes = 256 + store.records.length * 8 + store.edits.size * 256
     for (const tx of pool) bytes += 512 + tx.raw.length * 4
     return bytes
+  }
+
+  /** @internal What took it (a chain's store). */
+  static ownerOf(snapshot: ChainSnapshot): object {
+    return snapshot.#owner
   }
 
   /** @internal The contents, for the chain that took it; a TypeError for any other. */

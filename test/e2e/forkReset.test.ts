@@ -6,7 +6,7 @@
  * a WebSocket subscription opened before goes on with the new chain's blocks; a reset that fails
  * (a block the upstream lacks, an unreachable URL, a malformed block) is a JSON-RPC error and the
  * old fork goes on serving; a network that is no fork starts forking from a URL, and without one
- * answers Anvil's error.
+ * answers Anvil's error; a gateway snapshot taken before a reset brings the old fork back.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -199,6 +199,28 @@ describe.skipIf(anvilBinary() === undefined)('anvil_reset with forking', () => {
     // Sending works on the new fork (the fixture's accounts are gone; the upstream's are there).
     const [theirs] = await Promise.all([swapAndTransfer(server.portUrls.plain!)])
     expect(theirs.receipts.map((r) => r.status)).toEqual(['success', 'success'])
+  }, 60_000)
+
+  it('a gateway snapshot taken before a reset brings the fork it was taken of back', async () => {
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${server.controlUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      return { status: res.status, body: (await res.json()) as { id?: string } }
+    }
+    await rpc(dev('up'), 'evm_mine')
+    const before = { head: await head(server.portUrls.up!), state: await state(server.portUrls.up!, 'latest'), metadata: (await rpc(dev('up'), 'anvil_metadata')).result as { forkedNetwork: unknown } }
+    const taken = await post('/snapshots', { networks: ['up'] })
+    expect(taken.status).toBe(201)
+    expect((await rpc(dev('up'), 'anvil_reset', [{ forking: { blockNumber: Number(firstBlock) } }])).result).toBeNull()
+    expect((await rpc(server.portUrls.up!, 'eth_blockNumber')).result).toBe(hex(firstBlock))
+    expect((await post(`/snapshots/${taken.body.id}/restore`, {})).status).toBe(200)
+    expect(await head(server.portUrls.up!)).toEqual(before.head)
+    expect(await state(server.portUrls.up!, 'latest')).toEqual(before.state)
+    expect(((await rpc(dev('up'), 'anvil_metadata')).result as { forkedNetwork: unknown }).forkedNetwork).toEqual(before.metadata.forkedNetwork)
+    // It mines on, and anvil_reset without forking goes back to its own fork block.
+    await rpc(dev('up'), 'evm_mine')
+    expect((await rpc(server.portUrls.up!, 'eth_blockNumber')).result).toBe(hex(BigInt(before.head.number) + 1n))
+    expect((await rpc(dev('up'), 'anvil_reset', [])).result).toBeNull()
+    expect((await rpc(server.portUrls.up!, 'eth_blockNumber')).result).toBe(hex(BigInt((before.metadata.forkedNetwork as { forkBlockNumber: number }).forkBlockNumber)))
   }, 60_000)
 })
 
