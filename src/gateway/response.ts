@@ -2,7 +2,7 @@
  * The one place a gateway outcome becomes HTTP status, headers and body bytes: refusals
  * (`GatewayError`) and JSON-RPC responses alike. Headers are lowercase.
  */
-import { idJson, serializeResponses } from '../rpc/rawJson.ts'
+import { idJson, serializeResponseParts } from '../rpc/rawJson.ts'
 import { InvalidRequestError, MethodNotFoundError, ParseError } from '../rpc/errors.ts'
 import type { JsonRpcId, JsonRpcResponse } from '../rpc/types.ts'
 import { DailyCreditsExceededError, GatewayError, LimitError, ThroughputExceededError } from './errors.ts'
@@ -12,7 +12,13 @@ export interface HttpResponse {
   status: number
   headers: Record<string, string>
   /** Text, or bytes when the answer splices in pre-encoded JSON (see rpc/rawJson.ts). */
-  body: string | Buffer
+  readonly body: string | Buffer
+  /**
+   * The body in parts when it splices in pre-encoded JSON (a block's receipts): the transport
+   * writes them one after the other, without copying the large part into one buffer; `body` is
+   * their concatenation, made only when read.
+   */
+  readonly parts?: readonly Buffer[]
   /**
    * No answer at all: the transport destroys the connection without writing anything (a
    * scripted `drop` fault, or a held request released when the gateway closes). Status, headers
@@ -66,7 +72,24 @@ export function jsonRpcStatus(payload: JsonRpcResponse | readonly JsonRpcRespons
  */
 export function jsonRpcResponse(payload: JsonRpcResponse | readonly JsonRpcResponse[] | undefined): HttpResponse {
   if (payload === undefined) return withBody(200, undefined, '')
-  return withBody(jsonRpcStatus(payload), JSON_CONTENT_TYPE, serializeResponses(payload))
+  const body = serializeResponseParts(payload)
+  if (typeof body === 'string' || Buffer.isBuffer(body)) return withBody(jsonRpcStatus(payload), JSON_CONTENT_TYPE, body)
+  return splicedBody(jsonRpcStatus(payload), body)
+}
+
+/** A JSON answer in parts (`HttpResponse.parts`), its body concatenated only if something reads it. */
+function splicedBody(status: number, parts: readonly Buffer[]): HttpResponse {
+  let length = 0
+  for (const part of parts) length += part.byteLength
+  let body: Buffer | undefined
+  return {
+    status,
+    headers: { 'content-type': JSON_CONTENT_TYPE, 'content-length': String(length) },
+    parts,
+    get body() {
+      return (body ??= Buffer.concat(parts, length))
+    },
+  }
 }
 
 /** A gateway refusal. `id` is only written by the 402/429 bodies (null when there is no single call). */

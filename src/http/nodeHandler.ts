@@ -51,7 +51,16 @@ function write(res: ServerResponse, response: HttpResponse): void {
   if (res.destroyed) return
   // Headers and body in one go: Node sends them in one write (a single `writev` of the socket).
   res.writeHead(response.status, response.headers)
-  res.end(response.body)
+  const parts = response.parts
+  if (parts === undefined) {
+    res.end(response.body)
+    return
+  }
+  // A spliced body's parts as they are (the large one is the same buffer every time), corked: one `writev` still.
+  res.cork()
+  for (let i = 0; i < parts.length - 1; i++) res.write(parts[i])
+  res.end(parts[parts.length - 1])
+  res.uncork()
 }
 
 /** The 500 of a failure, when nothing of another answer was written yet; else the connection is cut. */

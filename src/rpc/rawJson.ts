@@ -37,9 +37,19 @@ export class RawJson {
  * the result's encoded text between the envelope's, never re-encoded.
  */
 export function serializeResponses(payload: JsonRpcResponse | readonly JsonRpcResponse[]): string | Buffer {
+  const parts = serializeResponseParts(payload)
+  return typeof parts === 'string' || Buffer.isBuffer(parts) ? parts : Buffer.concat(parts)
+}
+
+/**
+ * As `serializeResponses`, but a single response with a `RawJson` result in three parts, its
+ * envelope's head, the result's encoded bytes (the same buffer each time, never copied) and the
+ * envelope's end: a transport writes them one after the other (one `writev`).
+ */
+export function serializeResponseParts(payload: JsonRpcResponse | readonly JsonRpcResponse[]): string | Buffer | readonly Buffer[] {
   if (!Array.isArray(payload)) {
     const part = serializeResponse(payload as JsonRpcResponse)
-    return typeof part === 'string' ? part : Buffer.concat([Buffer.from(part.head, 'utf8'), part.raw.bytes, CLOSE])
+    return typeof part === 'string' ? part : [Buffer.from(part.head, 'utf8'), part.raw.bytes, CLOSE]
   }
   const parts = payload.map(serializeResponse)
   if (!parts.some((p) => typeof p !== 'string')) return `[${parts.join(',')}]`

@@ -1,7 +1,9 @@
+import request from 'supertest'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { fixtureBook } from '../support/fixtureBook.ts'
 import { fixtureClient } from '../support/rpcClient.ts'
 import type { RpcClient } from '../support/rpcClient.ts'
+import { TEST_KEY } from '../support/rpcClient.ts'
 
 const method = 'eth_getBlockReceipts'
 const book = fixtureBook('ethereum')
@@ -45,6 +47,15 @@ describe(method, () => {
     expect((await rpc.call(method, ['finalized'])).result).toStrictEqual((await rpc.call(method, ['0x4'])).result)
     expect((await rpc.call(method, ['safe'])).result).toStrictEqual((await rpc.call(method, ['0x5'])).result)
     expect((await rpc.call(method, ['earliest'])).result).toStrictEqual([])
+  })
+
+  it('is written on the wire as JSON.stringify writes it, its content-length the bytes sent (a body in parts)', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 'r"1', method, params: ['latest'] })
+    const res = await request(rpc.app).post(`/v3/${TEST_KEY}`).set('Host', `${rpc.chain.name}-mainnet.localhost`).set('Content-Type', 'application/json').send(body)
+    expect(res.status).toBe(200)
+    expect(res.text).toBe(JSON.stringify(JSON.parse(res.text)))
+    expect(JSON.parse(res.text)).toMatchObject({ jsonrpc: '2.0', id: 'r"1' })
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text))
   })
 
   it('answers null for a future block or an unknown hash, -32602 for bad params', async () => {

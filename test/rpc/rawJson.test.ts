@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { jsonReplacer } from '../../src/encoding/hex.ts'
+import { jsonRpcResponse } from '../../src/gateway/response.ts'
 import { RawJson, serializeResponses } from '../../src/rpc/rawJson.ts'
 
 const text = (body: string | Buffer) => (typeof body === 'string' ? body : body.toString('utf8'))
@@ -39,5 +40,17 @@ describe('serializeResponses', () => {
 
   it('a RawJson writes its value through JSON.stringify too', () => {
     expect(JSON.stringify({ result: RawJson.of(receipts) })).toBe(JSON.stringify({ result: receipts }))
+  })
+
+  it("a single RawJson answer comes in parts, the result's bytes the RawJson's own, concatenated only when the body is read", () => {
+    const raw = RawJson.of(receipts)
+    const payload: JsonRpcResponse = { jsonrpc: '2.0', id: 'x', result: raw }
+    const response = jsonRpcResponse(payload)
+    expect(response.parts).toHaveLength(3)
+    expect(response.parts![1]).toBe(raw.bytes)
+    expect(Buffer.concat(response.parts!).toString('utf8')).toBe(JSON.stringify(payload, jsonReplacer))
+    expect(Number(response.headers['content-length'])).toBe(Buffer.concat(response.parts!).byteLength)
+    expect(text(response.body)).toBe(JSON.stringify(payload, jsonReplacer))
+    expect(jsonRpcResponse({ jsonrpc: '2.0', id: 1, result: '0x1' }).parts).toBeUndefined()
   })
 })
