@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther } from 'viem'
+import { createPublicClient, createTestClient, createWalletClient, encodeFunctionData, http, parseEther } from 'viem'
 import type { Address, PublicClient, TransactionReceipt } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/gateway/config.ts'
@@ -188,14 +188,21 @@ describe.skipIf(anvilBinary() === undefined)('anvil_reset with forking', () => {
 
   it('a network that is no fork starts forking from a URL (as Anvil), and without one answers Anvil’s error', async () => {
     expect((await rpc(dev('plain'), 'anvil_reset', [{ forking: {} }])).error).toEqual({ code: -32602, message: 'Forking not enabled and RPC URL not provided to start forking' })
+    // viem's reset() always sends `forking`: here, as on Anvil, it meets the same error.
+    await expect(createTestClient({ mode: 'anvil', transport: http(dev('plain')) }).reset()).rejects.toThrow(/Forking not enabled and RPC URL not provided to start forking/)
     expect((await rpc(dev('plain'), 'anvil_reset', [{ forking: { jsonRpcUrl: 'http://127.0.0.1:9/' } }])).error?.code).toBe(-32000)
     expect((await rpc(server.portUrls.plain!, 'eth_chainId')).result).toBe('0x1')
     expect((await rpc(dev('plain'), 'anvil_metadata')).result).toMatchObject({ forkedNetwork: null })
+    expect((await rpc(dev('plain'), 'anvil_setRpcUrl', [world.anvil.url])).error).toEqual({
+      code: -32602,
+      message: 'Forking not enabled (this network is not a fork: fork it with anvil_reset {forking: {jsonRpcUrl}}, or start it with --fork)',
+    })
     expect((await rpc(dev('plain'), 'anvil_reset', [{ forking: { jsonRpcUrl: world.anvil.url, blockNumber: hex(secondBlock) } }])).result).toBeNull()
     expect((await rpc(server.portUrls.plain!, 'eth_chainId')).result).toBe('0x7a69')
     expect((await head(server.portUrls.plain!)).hash).toBe(((await rpc(world.anvil.url, 'eth_getBlockByNumber', [hex(secondBlock), false])).result as { hash: string }).hash)
     expect(await state(server.portUrls.plain!, 'latest')).toEqual(await state(world.anvil.url, hex(secondBlock)))
     expect(((await rpc(dev('plain'), 'anvil_metadata')).result as { forkedNetwork: unknown }).forkedNetwork).toMatchObject({ chainId: 31337, forkBlockNumber: Number(secondBlock) })
+    expect((await rpc(dev('plain'), 'anvil_setRpcUrl', [world.anvil.url])).result).toBeNull()
     // Sending works on the new fork (the fixture's accounts are gone; the upstream's are there).
     const [theirs] = await Promise.all([swapAndTransfer(server.portUrls.plain!)])
     expect(theirs.receipts.map((r) => r.status)).toEqual(['success', 'success'])
