@@ -14,26 +14,20 @@
  * nothing), walking and hashing the trie for values the flush writes again, intermediate and
  * reverted ones included: half of an empty block's system calls (EIP-7002, EIP-7251), which store
  * what their slots already hold. The flush writes the same final values, so every root is the
- * same. A written slot must then stay in the cache until the flush: see `#keepDirtySlots`.
+ * same. A written slot (and account and code: EthereumJS writes those only at the flush) must then
+ * stay in its cache until the flush: see ./keepWritten.ts.
  */
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { MerkleStateManagerOpts } from '@ethereumjs/statemanager'
 import { RLP } from '@ethereumjs/rlp'
-import { bytesToHex, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
+import { bytesToHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
 import type { Account, Address } from '@ethereumjs/util'
 import { forkAccountEntry } from './forkState.ts'
 import type { ForkReads } from './forkState.ts'
 import { EoaView } from './eoaView.ts'
+import { WrittenKeeper } from './keepWritten.ts'
+import type { LruCacheInternals } from './keepWritten.ts'
 import type { KeyBook } from './keyBook.ts'
-
-/** The part of EthereumJS's storage cache (an LRU of addresses, each with its slots) read here. */
-interface StorageLru {
-  readonly size: number
-  readonly max: number
-  set(key: string, value: unknown): void
-  /** Least recently used first. */
-  rentries(): IterableIterator<[string, unknown]>
-}
 
 export class RecordingStateManager extends MerkleStateManager {
   readonly book: KeyBook
@@ -48,6 +42,7 @@ export class RecordingStateManager extends MerkleStateManager {
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
+    this.#accounts.touch(address)
     return this.eoaView.apply(address, await this.#readAccount(address))
   }
 
@@ -62,13 +57,13 @@ export class RecordingStateManager extends MerkleStateManager {
     return account
   }
 
-  /** The addresses whose storage was read or written since the storage cache was last clean. */
-  #touched = new Set<string>()
-  /** The storage LRU's own size, when `#keepDirtySlots` made it larger. */
-  #lruSize: number | undefined
+  /** Written accounts and slots stay in their caches until the flush (./keepWritten.ts). */
+  readonly #accounts = new WrittenKeeper(() => this._caches?.account as unknown as LruCacheInternals | undefined)
+  readonly #slots = new WrittenKeeper(() => this._caches?.storage as unknown as LruCacheInternals | undefined)
+  readonly #codes = new WrittenKeeper(() => this._caches?.code as unknown as LruCacheInternals | undefined)
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
-    this.#keepDirtySlots(address)
+    this.#slots.touch(address)
     const fork = this.fork
     if (fork === undefined || key.length !== 32) return super.getStorage(address, key)
     const cached = this._caches?.storage?.get(address, key)
@@ -81,6 +76,7 @@ export class RecordingStateManager extends MerkleStateManager {
   }
 
   override async getCode(address: Address): Promise<Uint8Array> {
+    this.#codes.touch(address)
     const code = await super.getCode(address)
     if (this.fork === undefined || code.length > 0) return code
     return forkCode(this, this.fork, address)
@@ -88,11 +84,18 @@ export class RecordingStateManager extends MerkleStateManager {
 
   override async putAccount(address: Address, account: Account | undefined): Promise<void> {
     this.book.account(address.toString())
+    this.#accounts.touch(address)
     return super.putAccount(address, account)
+  }
+
+  override async deleteAccount(address: Address): Promise<void> {
+    this.#accounts.touch(address)
+    return super.deleteAccount(address)
   }
 
   override async putCode(address: Address, value: Uint8Array): Promise<void> {
     this.book.account(address.toString())
+    this.#codes.touch(address)
     return super.putCode(address, value)
   }
 
@@ -103,7 +106,7 @@ export class RecordingStateManager extends MerkleStateManager {
     if (storage === undefined || key.length !== 32 || value.length > 32 || (await this.getAccount(address)) === undefined) {
       return super.putStorage(address, key, value)
     }
-    this.#keepDirtySlots(address)
+    this.#slots.touch(address)
     const encoded = RLP.encode(unpadBytes(value))
     // The value the slot holds already: nothing to write (nor to revert).
     const held = storage.get(address, key)
@@ -113,40 +116,9 @@ export class RecordingStateManager extends MerkleStateManager {
 
   override async flush(): Promise<void> {
     await super.flush()
-    const storage = this._caches?.storage
-    if (storage === undefined || storage['_diffCache'].some((level) => level.size > 0)) return
-    // Nothing written waits in the cache: any address may leave it again.
-    this.#touched.clear()
-    const lru = storage['_lruCache'] as StorageLru | undefined
-    if (lru !== undefined && this.#lruSize !== undefined) {
-      storage['_lruCache'] = resized(lru, this.#lruSize) as typeof storage._lruCache
-      this.#lruSize = undefined
-    }
-  }
-
-  /**
-   * A written slot lives only in the storage cache until the flush, so the cache's LRU must not
-   * drop it. It drops its least recently used address when a new one comes in full: one not read
-   * or written since the cache was last clean, unless that many addresses were. Before the
-   * address that would make them as many as the LRU holds, it is made larger (twice); the flush
-   * that leaves nothing written in it makes it its own size again.
-   */
-  #keepDirtySlots(address: Address): void {
-    const storage = this._caches?.storage
-    const lru = storage?.['_lruCache'] as StorageLru | undefined
-    if (storage === undefined || lru === undefined) return
-    const hex = bytesToUnprefixedHex(address.bytes)
-    if (this.#touched.has(hex)) return
-    this.#touched.add(hex)
-    if (this.#touched.size < lru.max) return
-    if (!storage['_diffCache'].some((level) => level.size > 0)) {
-      // Nothing written waits in the cache: a new count starts here.
-      this.#touched.clear()
-      this.#touched.add(hex)
-      return
-    }
-    this.#lruSize ??= lru.max
-    storage['_lruCache'] = resized(lru, lru.max * 2) as typeof storage._lruCache
+    this.#accounts.flushed()
+    this.#slots.flushed()
+    this.#codes.flushed()
   }
 
   /** A copy over the same trie database, with a copy of the book (a fork records its own writes). */
@@ -154,13 +126,6 @@ export class RecordingStateManager extends MerkleStateManager {
     const base = super.shallowCopy(downlevelCaches)
     return new RecordingStateManager({ common: base.common, trie: base['_trie'] }, this.book.copy(), this.fork)
   }
-}
-
-/** An LRU like `lru` (EthereumJS's options) holding `max` addresses: its most recently used ones, in the same order. */
-function resized(lru: StorageLru, max: number): StorageLru {
-  const made = new (lru.constructor as new (opts: { max: number; updateAgeOnGet: boolean }) => StorageLru)({ max, updateAgeOnGet: true })
-  for (const [key, value] of lru.rentries()) made.set(key, value)
-  return made
 }
 
 /**
