@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { createPublicClient, createTestClient, createWalletClient, encodeFunctionData, http, parseEther } from 'viem'
 import type { Address, PublicClient, TransactionReceipt } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { findForkCache } from '../../src/chain/loading/fork/forkCache.ts'
 import { parseConfig } from '../../src/gateway/config.ts'
 import { startServer } from '../../src/http/server.ts'
 import type { RunningServer } from '../../src/http/server.ts'
@@ -104,7 +105,10 @@ describe.skipIf(anvilBinary() === undefined)('anvil_reset with forking', () => {
     expect(((await socket.next()) as { params: { result: { number: string } } }).params.result.number).toBe(hex(firstBlock + 1n))
     await rpc(dev('up'), 'anvil_setBalance', [ACCOUNTS[3]!.address, '0x1'])
 
+    const credits = server.control.key(KEY).remaining
     for (const url of [dev('up'), reference.url]) expect(await rpc(url, 'anvil_reset', [{ forking: { jsonRpcUrl: world.anvil.url, blockNumber: Number(secondBlock) } }])).toEqual({ jsonrpc: '2.0', id: 1, result: null })
+    // The key's credits are as they were (the test endpoint charges nothing; the reset refunds nothing).
+    expect(server.control.key(KEY).remaining).toBe(credits)
     const upstreamBlock = (await rpc(world.anvil.url, 'eth_getBlockByNumber', [hex(secondBlock), false])).result
     expect((await rpc(server.portUrls.up!, 'eth_getBlockByNumber', ['latest', false])).result).toEqual(upstreamBlock)
     expect((await rpc(server.portUrls.up!, 'eth_blockNumber')).result).toBe(hex(secondBlock))
@@ -119,6 +123,9 @@ describe.skipIf(anvilBinary() === undefined)('anvil_reset with forking', () => {
     const metadata = (await rpc(dev('up'), 'anvil_metadata')).result as { forkedNetwork: unknown; latestBlockNumber: number }
     expect(metadata.forkedNetwork).toEqual({ chainId: 31337, forkBlockNumber: Number(secondBlock), forkBlockHash: (upstreamBlock as { hash: string }).hash })
     expect(metadata.latestBlockNumber).toBe(Number(secondBlock))
+    // The new fork block's cache is a folder of its own (chain id, number, hash).
+    expect(findForkCache(cacheDir, world.anvil.url, secondBlock)?.manifest.hash).toBe((upstreamBlock as { hash: string }).hash)
+    expect(findForkCache(cacheDir, world.anvil.url, firstBlock)?.dir).not.toBe(findForkCache(cacheDir, world.anvil.url, secondBlock)?.dir)
 
     // The subscription goes on: the next head is the new chain's.
     expect(socket.pending).toEqual([])
