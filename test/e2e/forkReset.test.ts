@@ -236,6 +236,15 @@ describe.skipIf(anvilBinary() === undefined)('anvil_reset with forking', () => {
     expect((await rpc(dev('up'), 'anvil_reset', [])).result).toBeNull()
     expect((await rpc(server.portUrls.up!, 'eth_blockNumber')).result).toBe(hex(BigInt((before.metadata.forkedNetwork as { forkBlockNumber: number }).forkBlockNumber)))
   }, 60_000)
+
+  it('a network copied from a fork (the control’s fork) forks again on its own, under its own name', async () => {
+    await server.control.fork({ name: 'copy', from: 'up' })
+    const up = await head(server.portUrls.up!)
+    expect((await rpc(dev('copy'), 'anvil_reset', [{ forking: { blockNumber: Number(firstBlock) } }])).result).toBeNull()
+    expect(BigInt((await rpc(dev('copy'), 'eth_blockNumber')).result as string)).toBe(firstBlock)
+    expect(server.gateway.networks.get('copy')!.chain.name).toBe('copy')
+    expect(await head(server.portUrls.up!)).toEqual(up)
+  }, 60_000)
 })
 
 /** A swap and a token transfer, each mined at once, with their receipts. */

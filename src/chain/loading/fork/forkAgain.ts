@@ -37,6 +37,7 @@ export function forkAgain(chain: Chain, change: ForkChange): Promise<Chain> {
     // An offline fork forks again from its cache (of another block), unless told another upstream.
     ...(offline === true && change.url === undefined ? { offline } : {}),
   }
-  const opts: ForkLoadOptions = { ...(source?.opening?.opts ?? { name: chain.name }), clock: chain.clock, quickProbe: true }
+  // The chain's own name: a network copied from a fork (`Chain.fork`) shares its source.
+  const opts: ForkLoadOptions = { ...source?.opening?.opts, name: chain.name, clock: chain.clock, quickProbe: true }
   return openFork(settings, opts)
 }
