@@ -30,6 +30,8 @@ export interface ThroughputRow {
   anvil: ServerStats
   /** gateway-double req/s ÷ Anvil req/s. */
   ratio: number
+  /** What is counted per second, when not requests (the transaction loop's `tx/s`, `deploys/s`...): printed with two significant decimals. */
+  unit?: string
   /** The same load on the `--before` build, alternated with the two. */
   before?: ServerStats
   /** Its own target, when not in bench/targets.ts (the table judges; `met` is ignored). */
@@ -184,7 +186,8 @@ function cells(r: Row): string[] {
       const flag = (s: ServerStats) => (s.failures > 0 || s.rpcErrors > 0 || s.ok < s.answered ? ' !' : '')
       const g = r.gatewayDouble
       const a = r.anvil
-      return [r.label, `${int(g.reqPerSec)} req/s${flag(g)}`, ms(g.p50Ms), ms(g.p99Ms), `${int(a.reqPerSec)} req/s${flag(a)}`, ms(a.p50Ms), ms(a.p99Ms), ratio(r.ratio)]
+      const rate = (s: ServerStats) => (r.unit === undefined ? `${int(s.reqPerSec)} req/s` : figure(s.reqPerSec, r.unit)) + flag(s)
+      return [r.label, rate(g), ms(g.p50Ms), ms(g.p99Ms), rate(a), ms(a.p50Ms), ms(a.p99Ms), ratio(r.ratio)]
     }
     case 'cold-start':
       return [r.label, ms(r.gatewayDoubleMs), '', '', r.anvilMs === undefined ? (r.note ?? '-') : ms(r.anvilMs), '', '', ratio(r.ratio)]

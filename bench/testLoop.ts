@@ -66,6 +66,8 @@ interface Side {
 interface LoopRow {
   id: string
   label: string
+  /** What one operation is, for the table's rate (`tx/s`, `deploys/s`...). */
+  unit: string
   /** At most this many operations per round (anvil_mine: one). */
   perRound?: number
   side(server: ServerName, rpc: RpcClient, endpoint: Endpoint, account: PrivateKeyAccount): Promise<Side>
@@ -99,6 +101,7 @@ function rows(opts: TestLoopOptions): LoopRow[] {
     {
       id: 'loop.viem-send',
       label: 'viem sendTransaction + waitForTransactionReceipt, one after another (tx/s)',
+      unit: 'tx/s',
       side: async (_server, _rpc, endpoint, account) => {
         const transport = http(urlOf(endpoint), { retryCount: 0 })
         const wallet = createWalletClient({ account, chain, transport })
@@ -114,6 +117,7 @@ function rows(opts: TestLoopOptions): LoopRow[] {
     {
       id: 'loop.erc20-raw',
       label: 'ERC-20 transfer sent raw + receipt, one after another (tx/s)',
+      unit: 'tx/s',
       side: async (_server, rpc, _endpoint, account) => {
         const s = await signer(rpc, account, opts.chainId)
         return { op: async (i) => sendRaw(rpc, await s.sign(opts.token, transferData(recipient(i), 1n), 100_000n)) }
@@ -122,6 +126,7 @@ function rows(opts: TestLoopOptions): LoopRow[] {
     {
       id: 'loop.deploy',
       label: 'deploy a 1.5 KB contract (Token) + receipt (deploys/s)',
+      unit: 'deploys/s',
       side: async (_server, rpc, _endpoint, account) => {
         const s = await signer(rpc, account, opts.chainId)
         return { op: async () => sendRaw(rpc, await s.sign(undefined, opts.deployData, 2_000_000n)) }
@@ -130,6 +135,7 @@ function rows(opts: TestLoopOptions): LoopRow[] {
     {
       id: 'loop.snapshot-revert',
       label: 'evm_snapshot, an ERC-20 transfer + receipt, evm_revert (pairs/s)',
+      unit: 'pairs/s',
       side: async (_server, rpc, _endpoint, account) => {
         const s = await signer(rpc, account, opts.chainId)
         const start = s.nonce()
@@ -151,12 +157,14 @@ function rows(opts: TestLoopOptions): LoopRow[] {
     {
       id: 'loop.mine',
       label: `anvil_mine of ${opts.mineBlocks.toLocaleString('en-US')} empty blocks (calls/s)`,
+      unit: 'calls/s',
       perRound: 1,
       side: async (_server, rpc) => ({ op: async () => (await rpc.call('anvil_mine', [`0x${opts.mineBlocks.toString(16)}`]), true) }),
     },
     {
       id: 'loop.suite',
       label: '20-test suite: snapshot, deploy, 5 writes, 5 reads, revert each (suites/s)',
+      unit: 'suites/s',
       side: async (_server, rpc, _endpoint, account) => {
         const s = await signer(rpc, account, opts.chainId)
         const start = s.nonce()
@@ -268,7 +276,7 @@ export async function testLoopRows(opts: TestLoopOptions): Promise<ThroughputRow
     }
     const [g, a] = times.map((t) => stats(t.ops, t.seconds, t.failed)) as [ServerStats, ServerStats]
     const ratio = g.reqPerSec / a.reqPerSec
-    out.push({ kind: 'throughput', id: row.id, label: row.label, gatewayDouble: g, anvil: a, ratio })
+    out.push({ kind: 'throughput', id: row.id, label: row.label, unit: row.unit, gatewayDouble: g, anvil: a, ratio })
   }
   return out
 }
