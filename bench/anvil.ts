@@ -11,7 +11,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type { FixtureBlock } from './fixture.ts'
 import type { Endpoint, TrackedChild } from './processes.ts'
-import { LOOPBACK, spawnTracked } from './processes.ts'
+import { LOOPBACK, freePort, spawnTracked } from './processes.ts'
 import { RpcClient } from './rpc.ts'
 
 export function anvilBinary(): string {
@@ -84,4 +84,30 @@ export async function replayOnAnvil(anvil: RpcClient, blocks: readonly FixtureBl
     }
   }
   return { ms: performance.now() - started }
+}
+
+/** Waits until `rpc`'s server answers `eth_blockNumber` (30 s at most), failing early if `child` exits. */
+export async function waitForAnswer(rpc: RpcClient, child: TrackedChild): Promise<void> {
+  const deadline = performance.now() + 30_000
+  for (;;) {
+    try {
+      await rpc.call('eth_blockNumber')
+      return
+    } catch (err) {
+      if (!child.alive) throw new Error(`${child.label} exited:\n${child.output().slice(-3000)}`)
+      if (performance.now() > deadline) throw err
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+}
+
+/** A new Anvil serving the bench chain: started with {@link anvilChainArgs}, the fixture's blocks replayed. */
+export async function startAnvilOnChain(genesisPath: string, gasLimit: bigint, blocks: readonly FixtureBlock[]): Promise<{ process: TrackedChild; endpoint: Endpoint; replayMs: number }> {
+  const port = await freePort()
+  const child = spawnAnvil(anvilChainArgs(port, genesisPath, gasLimit))
+  const endpoint = anvilEndpoint(port)
+  const rpc = new RpcClient(endpoint)
+  await waitForAnswer(rpc, child)
+  const { ms } = await replayOnAnvil(rpc, blocks)
+  return { process: child, endpoint, replayMs: ms }
 }

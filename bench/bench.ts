@@ -21,17 +21,18 @@ import { cpus, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { methodCost } from '../src/gateway/credits.ts'
-import { anvilBinary, anvilChainArgs, anvilEndpoint, anvilVersion, replayOnAnvil, spawnAnvil } from './anvil.ts'
+import { anvilBinary, anvilEndpoint, anvilVersion, spawnAnvil, startAnvilOnChain, waitForAnswer } from './anvil.ts'
 import { coldStart, median } from './coldStart.ts'
 import { BENCH_FIXTURE, BENCH_NETWORK, ROOT, benchFixtureExists, buildBenchFixture, readFixtureBlocks, readFixtureIndex, readGenesis } from './fixture.ts'
 import type { FromServer, ToServer } from './gatewayServer.ts'
-import { serverArgs } from './serverScript.ts'
 import { runLoad } from './load.ts'
 import { newHeadsRows } from './newHeads.ts'
-import { testLoopRows } from './testLoop.ts'
+import { loopRowsOnFreshServers } from './loopPairs.ts'
+import { LOOP_ROW_IDS } from './testLoop.ts'
+import { GatewayChild } from './gatewayChild.ts'
 import { localhostLookup } from '../src/http/client.ts'
 import type { LoadResult } from './load.ts'
-import type { Endpoint, TrackedChild } from './processes.ts'
+import type { Endpoint } from './processes.ts'
 import { LOOPBACK, closeControlConnections, freePort, post, residentMemory, spawnTracked, stopAll } from './processes.ts'
 import { figureOf, formatTable, targetsLine, withVerdicts } from './report.ts'
 import { REFERENCE_ROW, TARGETS } from './targets.ts'
@@ -93,7 +94,7 @@ const THROUGHPUT_ROWS = [
   'eth_blockNumber', 'eth_getStorageAt', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getBlockReceipts',
   'eth_estimateGas.repeated', 'eth_estimateGas.distinct', 'eth_call.distinct', 'eth_getFilterChanges',
 ] as const
-const LOOP_ROWS = ['loop.viem-send', 'loop.erc20-raw', 'loop.deploy', 'loop.snapshot-revert', 'loop.mine', 'loop.suite']
+const LOOP_ROWS = LOOP_ROW_IDS
 const NEWHEADS_ROWS = ['newHeads.1', 'newHeads.100']
 const COLD_ROWS = ['cold-start.default', 'cold-start.execution-apis']
 const ROW_IDS: readonly string[] = [...THROUGHPUT_ROWS, ...NEWHEADS_ROWS, ...LOOP_ROWS, ...COLD_ROWS]
@@ -173,50 +174,6 @@ class CreditTally {
     } else {
       this.refused[status] = (this.refused[status] ?? 0) + count
     }
-  }
-}
-
-/** The gateway-double child: started, asked for balances over IPC. */
-class GatewayChild {
-  private constructor(
-    readonly process: TrackedChild,
-    readonly port: number,
-    readonly loadMs: number,
-  ) {}
-
-  /** Starts `root`'s bench/gatewayServer.ts (this project's, or the `--before` checkout's). */
-  static async start(configPath: string, options: object = {}, root = ROOT, timeoutMs = 180_000): Promise<GatewayChild> {
-    const child = spawnTracked(process.execPath, [...(await serverArgs(root)), configPath, JSON.stringify(options)], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    })
-    const ready = await new Promise<FromServer>((resolveReady, reject) => {
-      const timer = setTimeout(() => reject(new Error(`gateway-double: not ready within ${timeoutMs} ms`)), timeoutMs)
-      child.child.once('message', (m: FromServer) => {
-        clearTimeout(timer)
-        resolveReady(m)
-      })
-      void child.exited.then(({ code, signal }) => {
-        clearTimeout(timer)
-        reject(new Error(`gateway-double exited (${code ?? signal}) before it was ready:\n${child.output().slice(-3000)}`))
-      })
-    })
-    if (ready.type !== 'ready') throw new Error(`gateway-double failed to start: ${ready.type === 'failed' ? ready.message : JSON.stringify(ready)}`)
-    return new GatewayChild(child, ready.port, ready.loadMs)
-  }
-
-  balance(key: string, timeoutMs = 10_000): Promise<{ balance: number | undefined; utcDay: number }> {
-    return new Promise((resolveBalance, reject) => {
-      const timer = setTimeout(() => reject(new Error('gateway-double: no balance answer over IPC')), timeoutMs)
-      const onMessage = (m: FromServer) => {
-        if (m.type !== 'balance' || m.key !== key) return
-        clearTimeout(timer)
-        this.process.child.off('message', onMessage)
-        resolveBalance({ balance: m.balance, utcDay: m.utcDay })
-      }
-      this.process.child.on('message', onMessage)
-      this.process.child.send({ type: 'balance', key } satisfies ToServer)
-    })
   }
 }
 
@@ -319,16 +276,15 @@ async function main(argv: string[]): Promise<number> {
     }
     const configPath = join(tmp, 'bench.config.json')
     writeFileSync(configPath, JSON.stringify(config, null, 2))
-    const anvilPort = await freePort()
     const genesisPath = join(BENCH_FIXTURE, 'genesis.json')
     log(`starting gateway-double (bench fixture) and ${anvilVersion()} on 127.0.0.1...`)
-    const anvilProcess = spawnAnvil(anvilChainArgs(anvilPort, genesisPath, BigInt(genesis.gasLimit)))
+    // Anvil starts and takes the replay while gateway-double loads (awaited below).
+    const anvilStarting = startAnvilOnChain(genesisPath, BigInt(genesis.gasLimit), blocks)
+    anvilStarting.catch(() => {})
     // The control routes (under /_double/, off the measured lane) mine the newHeads rows' blocks.
     const gdChild = await GatewayChild.start(configPath, { control: true })
     const gdEndpoint: Endpoint = { name: 'gateway-double', port: gdChild.port, path: `/v3/${BENCH_KEY}`, host: `${BENCH_NETWORK}-mainnet.localhost` }
-    const anvilEp = anvilEndpoint(anvilPort)
     const gd = new RpcClient(gdEndpoint, (method, status) => tally.add(method, status))
-    const anvil = new RpcClient(anvilEp)
     log(`  gateway-double loaded the bench chain in ${Math.round(gdChild.loadMs)} ms (port ${gdChild.port}, pid ${gdChild.process.pid})`)
     // --before: that commit's server on the same chain and config, started as this one is (its own bench/gatewayServer.ts).
     const before = opts.before === undefined ? undefined : checkoutBefore(opts.before, join(tmp, 'before'), log)
@@ -336,9 +292,10 @@ async function main(argv: string[]): Promise<number> {
     const beforeChild = before === undefined ? undefined : await GatewayChild.start(configPath, {}, before.dir)
     const beforeEndpoint: Endpoint | undefined = beforeChild && { ...gdEndpoint, name: 'before', port: beforeChild.port }
     if (beforeChild) log(`  before (${before!.commit.slice(0, 12)}) loaded the bench chain in ${Math.round(beforeChild.loadMs)} ms (port ${beforeChild.port})`)
-    await waitForAnswer(anvil, anvilProcess)
-    const replay = await replayOnAnvil(anvil, blocks)
-    log(`  replayed ${blocks.reduce((n, b) => n + b.rawTransactions.length, 0)} signed transactions onto Anvil in ${head} blocks in ${Math.round(replay.ms)} ms (port ${anvilPort}, pid ${anvilProcess.pid})`)
+    const { process: anvilProcess, endpoint: anvilEp, replayMs } = await anvilStarting
+    const anvilPort = anvilEp.port
+    const anvil = new RpcClient(anvilEp)
+    log(`  replayed ${blocks.reduce((n, b) => n + b.rawTransactions.length, 0)} signed transactions onto Anvil in ${head} blocks in ${Math.round(replayMs)} ms (port ${anvilPort}, pid ${anvilProcess.pid})`)
 
     // 3. Do they serve the same chain?
     const verification: Verification = await verifyAgreement(gd, anvil, {
@@ -545,18 +502,27 @@ async function main(argv: string[]): Promise<number> {
         })),
       )
     }
-    // 5c. The transaction loop (./testLoop.ts), on the test endpoint (no credits): it mines, so it comes last.
-    const loopRows = LOOP_ROWS.filter(wanted)
-    if (opts.mineBlocks > 0 && loopRows.length > 0) {
-      log('transaction loop (sends, deploys, snapshots, anvil_mine, a 20-test suite), one operation at a time...')
-      const gdTest: Endpoint = { name: 'gateway-double', port: gdChild.port, path: `/_double/rpc/${BENCH_NETWORK}`, host: `${LOOPBACK}:${gdChild.port}` }
-      const keys = index.accounts.filter((a) => /^s3\d$/.test(a.name)).map((a) => a.privateKey as `0x${string}`)
-      const deployData = blocks[0]!.calls.find((c) => c.to === undefined)!.data as `0x${string}`
-      const loop = { durationMs: opts.durationMs, rounds: opts.rounds, mineBlocks: opts.mineBlocks, log, ...(opts.rows === undefined ? {} : { only: loopRows }) }
-      rows.push(...(await testLoopRows({ gatewayDouble: gdTest, anvil: anvilEp, chainId: index.chainId, token: token as `0x${string}`, deployData, keys, ...loop })))
-    }
     await Promise.all([gdChild.process.stop(), anvilProcess.stop()])
     closeControlConnections()
+    // 5c. The transaction loop (./testLoop.ts), on the test endpoint (no credits), each row on a
+    // fresh pair of servers (./loopPairs.ts says why).
+    const loopRows = LOOP_ROWS.filter(wanted)
+    if (opts.mineBlocks > 0 && loopRows.length > 0) {
+      log('transaction loop (sends, deploys, snapshots, anvil_mine, a 20-test suite), one operation at a time, each row on a fresh pair of servers...')
+      const keys = index.accounts.filter((a) => /^s3\d$/.test(a.name)).map((a) => a.privateKey as `0x${string}`)
+      const deployData = blocks[0]!.calls.find((c) => c.to === undefined)!.data as `0x${string}`
+      const startGatewayDouble = async () => {
+        const child = await GatewayChild.start(configPath, { control: true })
+        return { port: child.port, stop: () => child.process.stop() }
+      }
+      rows.push(
+        ...(await loopRowsOnFreshServers({
+          ids: loopRows, startGatewayDouble, genesisPath, gasLimit: BigInt(genesis.gasLimit), blocks,
+          chainId: index.chainId, token: token as `0x${string}`, deployData, keys,
+          durationMs: opts.durationMs, rounds: opts.rounds, mineBlocks: opts.mineBlocks, log,
+        })),
+      )
+    }
 
     // 6. Cold starts.
     const coldRows: ColdStartRow[] = []
@@ -640,7 +606,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const settings = {
       durationS: opts.durationMs / 1000, concurrency: opts.concurrency, rounds: opts.rounds, warmupS: opts.warmupMs / 1000, coldRuns: opts.coldRuns,
-      gatewayDoubleBenchLoadMs: Math.round(gdChild.loadMs), anvilReplayMs: Math.round(replay.ms),
+      gatewayDoubleBenchLoadMs: Math.round(gdChild.loadMs), anvilReplayMs: Math.round(replayMs),
       gatewayDoubleFirstStartMs: primeMs,
       ...(before === undefined ? {} : { before: { ref: before.ref, commit: before.commit, dependencies: before.dependencies } }),
     }
@@ -722,20 +688,6 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** Polls eth_blockNumber until the server answers (at most 30 s). */
-async function waitForAnswer(rpc: RpcClient, child: TrackedChild): Promise<void> {
-  const deadline = performance.now() + 30_000
-  for (;;) {
-    try {
-      await rpc.call('eth_blockNumber')
-      return
-    } catch (err) {
-      if (!child.alive) throw new Error(`${child.label} exited:\n${child.output().slice(-3000)}`)
-      if (performance.now() > deadline) throw err
-      await new Promise((r) => setTimeout(r, 20))
-    }
-  }
-}
-
 /** A bare node:http server answering every request with one fixed JSON-RPC reply (CommonJS, for `node -e`). */
 function fixedReplyServer(port: number): string {
   return `const http = require('node:http')

@@ -1,21 +1,21 @@
 /**
  * The transaction-loop rows of `npm run bench` (./testLoop.ts) alone, for working on them:
  * `npx tsx bench/loop.ts [--duration <s>] [--rounds <n>] [--mine-blocks <n>] [--only <id,...>] [--cpu-prof <dir>]`.
- * Starts gateway-double (bench/gatewayServer.ts, control on; with `--cpu-prof`, its CPU profile
- * written to <dir> when it stops) and Anvil on the bench chain, as `npm run bench` does, and prints the rows.
+ * Runs each row on a fresh pair of servers, as `npm run bench` does (./loopPairs.ts): gateway-double
+ * from the source (bench/gatewayServer.ts through tsx, control on; with `--cpu-prof`, a CPU profile per
+ * row written to <dir> when it stops) and Anvil with the bench chain replayed; prints the rows.
  */
 import { join, resolve } from 'node:path'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { parseArgs } from 'node:util'
 import type { Hex } from 'viem'
-import { anvilChainArgs, anvilEndpoint, replayOnAnvil, spawnAnvil } from './anvil.ts'
 import { BENCH_FIXTURE, BENCH_NETWORK, ROOT, benchFixtureExists, buildBenchFixture, readFixtureBlocks, readFixtureIndex, readGenesis } from './fixture.ts'
 import type { FromServer } from './gatewayServer.ts'
-import { LOOPBACK, closeControlConnections, freePort, spawnTracked, stopAll } from './processes.ts'
+import { closeControlConnections, spawnTracked, stopAll } from './processes.ts'
+import { loopRowsOnFreshServers } from './loopPairs.ts'
 import { formatTable } from './report.ts'
-import { RpcClient } from './rpc.ts'
-import { testLoopRows } from './testLoop.ts'
+import { LOOP_ROW_IDS } from './testLoop.ts'
 
 const { values } = parseArgs({
   options: {
@@ -36,37 +36,29 @@ try {
   const configPath = join(tmp, 'config.json')
   writeFileSync(configPath, JSON.stringify({ serviceHost: 'localhost', networks: { [BENCH_NETWORK]: { fixture: BENCH_FIXTURE } }, keys: [] }))
   const profile = values['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(values['cpu-prof'])]
-  const gd = spawnTracked(process.execPath, [...profile, '--import', 'tsx', join(ROOT, 'bench/gatewayServer.ts'), configPath, JSON.stringify({ control: true })], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  })
-  const ready = await new Promise<FromServer>((r) => gd.child.once('message', r))
-  if (ready.type !== 'ready') throw new Error(`gateway-double: ${JSON.stringify(ready)}`)
-  const anvilPort = await freePort()
-  spawnAnvil(anvilChainArgs(anvilPort, join(BENCH_FIXTURE, 'genesis.json'), BigInt(genesis.gasLimit)))
-  const anvil = anvilEndpoint(anvilPort)
-  for (let tries = 0; ; tries++) {
-    try {
-      await new RpcClient(anvil).call('eth_chainId')
-      break
-    } catch (err) {
-      if (tries > 300) throw err
-      await new Promise((r) => setTimeout(r, 100))
-    }
+  const startGatewayDouble = async () => {
+    const gd = spawnTracked(process.execPath, [...profile, '--import', 'tsx', join(ROOT, 'bench/gatewayServer.ts'), configPath, JSON.stringify({ control: true })], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    })
+    const ready = await new Promise<FromServer>((r) => gd.child.once('message', r))
+    if (ready.type !== 'ready') throw new Error(`gateway-double: ${JSON.stringify(ready)}`)
+    return { port: ready.port, stop: () => gd.stop(10_000) }
   }
-  await replayOnAnvil(new RpcClient(anvil), blocks)
-  const keys = index.accounts.filter((a) => /^s3\d$/.test(a.name)).map((a) => a.privateKey as Hex)
-  const rows = await testLoopRows({
-    gatewayDouble: { name: 'gateway-double', port: ready.port, path: `/_double/rpc/${BENCH_NETWORK}`, host: `${LOOPBACK}:${ready.port}` },
-    anvil,
+  const ids = values.only === undefined ? LOOP_ROW_IDS : values.only.split(',')
+  const rows = await loopRowsOnFreshServers({
+    ids,
+    startGatewayDouble,
+    genesisPath: join(BENCH_FIXTURE, 'genesis.json'),
+    gasLimit: BigInt(genesis.gasLimit),
+    blocks,
     chainId: index.chainId,
     token: index.contracts.find((c) => c.name === 'token')!.address as Hex,
     deployData: blocks[0]!.calls.find((c) => c.to === undefined)!.data as Hex,
-    keys,
+    keys: index.accounts.filter((a) => /^s3\d$/.test(a.name)).map((a) => a.privateKey as Hex),
     durationMs: Number(values.duration) * 1000,
     rounds: Number(values.rounds),
     mineBlocks: Number(values['mine-blocks']),
-    ...(values.only === undefined ? {} : { only: values.only.split(',') }),
     log,
   })
   process.stdout.write(`${formatTable(rows)}\n`)

@@ -57,6 +57,9 @@ const recipient = (n: number) => `0xbeef${n.toString(16).padStart(36, '0')}`
 
 type ServerName = 'gateway-double' | 'anvil'
 
+/** The rows' ids, in the order they run (each row signs with `keys[its index]`). */
+export const LOOP_ROW_IDS: readonly string[] = ['loop.viem-send', 'loop.erc20-raw', 'loop.deploy', 'loop.snapshot-revert', 'loop.mine', 'loop.suite']
+
 /** One server's side of a row: `op` as often as the round's time allows, each after its untimed `prepare`. */
 interface Side {
   prepare?(i: number): Promise<void>
