@@ -82,4 +82,38 @@ describe('TrieDatabase', () => {
     expect(db.depth).toBeLessThanOrEqual(16)
     for (let i = 0; i < 40; i++) expect(await read(db, roots[i]!, `k${i}`)).toBe(`v${i}`)
   })
+
+  it('a pruning keeps what the given states reach and drops the rest; one after another drops what one pruning at the end would', async () => {
+    // Two databases take the same writes; `a` is pruned along the way (its later prunings reuse
+    // what the first walked), `b` once at the end.
+    const run = async (prunings: number[]) => {
+      const db = TrieDatabase.over(new Map())
+      db.mark()
+      const trie = trieOver(db)
+      const roots: Uint8Array[] = []
+      let dropped = 0
+      for (let i = 0; i < 60; i++) {
+        roots.push(await write(trie, `k${i % 20}`, `v${i}`))
+        if (prunings.includes(i)) dropped += db.prune(roots.slice(-10))
+      }
+      // A state pruned away, written again: its nodes are back, and the next pruning walks them.
+      trie.root(trie.EMPTY_TRIE_ROOT)
+      for (let i = 0; i < 6; i++) await write(trie, `k${i}`, `v${i}`)
+      expect(trie.root()).toEqual(roots[5])
+      dropped += db.prune([...roots.slice(-10), roots[5]!])
+      return { db, roots, dropped }
+    }
+    const a = await run([19, 29, 39, 49])
+    const b = await run([])
+    expect(a.dropped).toBeGreaterThan(b.dropped / 2)
+    for (const [i, root] of a.roots.entries()) expect(a.db.has(root), `root ${i}`).toBe(b.db.has(root))
+    expect(a.db.has(a.roots[30]!)).toBe(false)
+    // Every kept state reads whole: no node they reach went.
+    for (let i = 50; i < 60; i++) {
+      // The last write of key k up to write i.
+      for (let k = 0; k < 20; k++) expect(await read(a.db, a.roots[i]!, `k${k}`)).toBe(`v${i - ((i - k) % 20)}`)
+    }
+    for (let k = 0; k < 6; k++) expect(await read(a.db, a.roots[5]!, `k${k}`)).toBe(`v${k}`)
+    expect(a.db.prune([...a.roots.slice(-10), a.roots[5]!])).toBe(0)
+  })
 })

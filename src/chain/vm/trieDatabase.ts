@@ -10,7 +10,8 @@
  *   restore below it keeps its nodes, which is memory, never a wrong answer.
  * - `prune(roots)` drops from the top layer the nodes no state at `roots` reaches (./stateReach.ts):
  *   the states of blocks the chain no longer keeps (../store/chainStore.ts). Only the top layer:
- *   the ones below are held by snapshots and by copies.
+ *   the ones below are held by snapshots and by copies. The top layer keeps what its nodes refer
+ *   to between prunings (a node's references never change), so a pruning decodes only new nodes.
  *
  * Every view of one chain's database (`shallowCopy`: the storage tries, the read states) shares its
  * top layer; `fork()` gives another chain its own, over the same layers.
@@ -26,7 +27,7 @@ import type { BatchDBOp, DB } from '@ethereumjs/util'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { bytesToUnprefixedHex, unprefixedHexToBytes, ValueEncoding } from '@ethereumjs/util'
 import { flatString } from '../../encoding/hex.ts'
-import { reachedKeys } from './stateReach.ts'
+import { reachedKeys, ReachMemo } from './stateReach.ts'
 
 type Key = Uint8Array | string
 type Value = Uint8Array | string
@@ -52,6 +53,8 @@ const MAX_DEPTH = 16
 export class TrieLayer {
   readonly entries: Map<string, Uint8Array | string | typeof DELETED>
   parent: TrieLayer | undefined
+  /** While it is the top: what its nodes refer to, as pruning walked them (./stateReach.ts). */
+  reach: ReachMemo | undefined
 
   constructor(parent: TrieLayer | undefined, entries = new Map<string, Uint8Array | string | typeof DELETED>()) {
     this.parent = parent
@@ -130,6 +133,7 @@ export class TrieDatabase implements DB<Key, Value> {
   mark(): TrieLayer {
     const top = this.#top.layer
     if (top.parent && top.entries.size === 0) return top.parent
+    top.reach = undefined
     this.#top.layer = new TrieLayer(top)
     this.#compact()
     return top
@@ -137,6 +141,7 @@ export class TrieDatabase implements DB<Key, Value> {
 
   /** Back to the state `mark` held: the layers written since are dropped from this database. */
   rewind(mark: TrieLayer): void {
+    this.#top.layer.reach = undefined
     this.#top.layer = new TrieLayer(mark)
     this.#compact()
   }
@@ -168,14 +173,17 @@ export class TrieDatabase implements DB<Key, Value> {
     const top = this.#top.layer
     if (top.parent === undefined) return 0
     const entries = top.entries
-    const reached = reachedKeys(roots, (key) => {
+    const edges = (top.reach ??= new ReachMemo())
+    const lookup = (key: string) => {
       const value = entries.get(key)
       return typeof value === 'string' ? bytesOf(value) : (value ?? undefined)
-    })
+    }
+    const reached = reachedKeys(roots, lookup, { edges, present: (key) => entries.get(key) != null })
     let dropped = 0
     for (const [key, value] of entries) {
       if (key.length !== 64 || value === DELETED || reached.has(key)) continue
       entries.delete(key)
+      edges.forget(key)
       dropped++
     }
     return dropped
