@@ -14,16 +14,18 @@
  * large), always 200 with the JSON-RPC answer.
  */
 import type { ErrorRequestHandler, Request, Router } from 'express'
-import { ControlError, ControlInputError } from '../gateway/controlError.ts'
+import { ControlInputError } from '../gateway/controlError.ts'
 import type { GatewayControl } from '../gateway/control/types.ts'
 import type { Logger } from '../gateway/gateway.ts'
 import { silentLogger } from '../gateway/gateway.ts'
 
+import { controlFailure } from './controlFailure.ts'
 import { controlGuard } from './controlGuard.ts'
 import type { ControlAccess } from '../gateway/controlAccess.ts'
 import { CONTROL_PREFIX, DEV_RPC_BODY_LIMIT } from './controlPrefix.ts'
 import { dashboardRoutes } from './dashboard/routes.ts'
 import { loadExpress } from './express.ts'
+import { writeResponse } from './nodeHandler.ts'
 
 export { CONTROL_PREFIX, DEV_RPC_BODY_LIMIT }
 
@@ -55,10 +57,9 @@ export function createControlRouter(control: GatewayControl, logger: Logger = si
   // The test endpoint reads its body raw: JSON-RPC parse errors are its own answers.
   router.post('/rpc/:network', express.raw({ type: () => true, limit: DEV_RPC_BODY_LIMIT }), async (req, res) => {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
-    const answer = await control.rpc(param(req, 'network'), body)
-    // writeHead, not Express's set(): that would add "; charset=utf-8" to the content type, which
-    // Anvil's and the gateway's answers do not carry.
-    res.writeHead(answer.status, answer.headers).end(answer.body)
+    // Written as the core made it, not with Express's set(): that would add "; charset=utf-8" to
+    // the content type, which Anvil's and the gateway's answers do not carry.
+    writeResponse(res, await control.rpc(param(req, 'network'), body))
   })
   router.use(express.json({ type: () => true, strict: false, limit: '1mb' }))
   for (const routes of [snapshotRoutes, clockRoutes, keyRoutes, networkRoutes, logRoutes, usageRoutes, faultRoutes]) routes(router, control)
@@ -205,34 +206,9 @@ function faultRoutes(router: Router, control: GatewayControl): void {
   })
 }
 
-/** Control errors in the endpoint's shape, `{"error":{"message"}}`; anything unknown a logged 500. */
+/** Control errors in the endpoint's shape, `{"error":{"message"}}`; anything unknown a logged 500 (./controlFailure.ts). */
 function controlErrors(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    if (err instanceof ControlError) {
-      res.status(err.httpStatus).json({ error: { message: err.message } })
-      return
-    }
-    const e = err as { type?: string; status?: number; message?: string }
-    if (e.type === 'entity.parse.failed') {
-      res.status(400).json({ error: { message: `body: not valid JSON (${e.message ?? 'parse error'})` } })
-      return
-    }
-    if (e.type === 'entity.too.large') {
-      const limit = req.path.startsWith('/rpc/') ? '32 MiB' : '1 MiB'
-      res.status(413).json({ error: { message: `body: too large (limit ${limit})` } })
-      return
-    }
-    if (err instanceof URIError) {
-      // The router decodes `:params`; a bad percent-encoding is the client's (`/keys/%E0%A4%A`).
-      res.status(400).json({ error: { message: `path: bad percent-encoding in ${JSON.stringify(req.originalUrl.slice(0, 200))}` } })
-      return
-    }
-    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-      // Express's own refusals of a request (body reading, encodings): the client's error, in this shape.
-      res.status(e.status).json({ error: { message: `request: ${e.message ?? 'refused'}` } })
-      return
-    }
-    logger.error('control failure', err)
-    res.status(500).json({ error: { message: 'internal error' } })
+    writeResponse(res, controlFailure(err, logger, req))
   }
 }

@@ -9,21 +9,62 @@
  * the route's limit, no `transfer-encoding` or `content-encoding`, and a request the guard
  * (./controlGuard.ts's `controlCheck`) lets pass. Anything else (a refusal, a compressed or chunked
  * body, a path Express would match case-insensitively) goes to Express, which answers it as before.
+ * The body is read as `/v3/`'s (./bodyReader.ts), counted in the server's body budget
+ * (./bodyBudget.ts); a failure is answered by the control routes' own `controlFailure`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ControlError } from '../gateway/controlError.ts'
 import type { GatewayControl } from '../gateway/control/types.ts'
 import type { Logger } from '../gateway/gateway.ts'
+import type { HttpResponse } from '../gateway/response.ts'
+import type { BodyBudget } from './bodyBudget.ts'
+import { readBody } from './bodyReader.ts'
+import type { BodyLane } from './bodyReader.ts'
+import { controlFailure } from './controlFailure.ts'
 import type { ControlCheck } from './controlGuard.ts'
-import { DEV_RPC_BODY_LIMIT } from './controlPrefix.ts'
+import { CONTROL_PREFIX, DEV_RPC_BODY_LIMIT } from './controlPrefix.ts'
+import { writeResponse } from './nodeHandler.ts'
 
 /** `/_double/rpc/<network>`, a network name as config files allow it. */
 const DEV_RPC_PATH = /^\/_double\/rpc\/([A-Za-z0-9_.-]+)$/
+const NETWORK_AT = `${CONTROL_PREFIX}/rpc/`.length
 
 /** Takes a request it can answer (true), or leaves it untouched for Express (false). */
 export type DevRpcLane = (req: IncomingMessage, res: ServerResponse) => boolean
 
-export function createDevRpcLane(control: GatewayControl, check: ControlCheck, logger: Logger): DevRpcLane {
+/**
+ * The lane of `control`: bodies read by ./bodyReader.ts within the route's limit and counted in
+ * `bodies`, the server's budget (the gateway's, shared with `/v3/`).
+ */
+export function createDevRpcLane(control: GatewayControl, check: ControlCheck, logger: Logger, bodies: BodyBudget): DevRpcLane {
+  const lane: BodyLane = {
+    limit: DEV_RPC_BODY_LIMIT,
+    bodies,
+    body(req, res, reserved, body) {
+      const network = req.url!.slice(NETWORK_AT)
+      const answer = (response: HttpResponse) => {
+        try {
+          if (!res.headersSent) writeResponse(res, response)
+        } catch (err) {
+          logger.error('transport failure', err)
+          res.destroy()
+        }
+        bodies.give(reserved)
+      }
+      // A failure as the control routes' error handler answers it (a control error's status and message, anything else a logged 500).
+      const failed = (err: unknown) => answer(controlFailure(err, logger, { path: `/rpc/${network}`, originalUrl: req.url! }))
+      try {
+        control.rpc(network, body).then(answer, failed)
+      } catch (err) {
+        failed(err)
+      }
+    },
+    // Unreached: the lane takes only declared lengths within the limit, and Node ends a body there.
+    tooLarge(req, res, reserved) {
+      writeResponse(res, controlFailure({ type: 'entity.too.large' }, logger, { path: '/rpc/', originalUrl: req.url! }))
+      req.resume()
+      bodies.give(reserved)
+    },
+  }
   return (req, res) => {
     if (req.method !== 'POST') return false
     const match = DEV_RPC_PATH.exec(req.url ?? '')
@@ -36,47 +77,7 @@ export function createDevRpcLane(control: GatewayControl, check: ControlCheck, l
     const encoding = headers['content-encoding']
     if (encoding !== undefined && encoding.toLowerCase() !== 'identity') return false
     if (check({ method: req.method, path: `/rpc/${match[1]!}`, headers }) !== undefined) return false
-    readBody(req, res, (body) => {
-      control.rpc(match[1]!, body).then(
-        // writeHead, as the Express route: the answer's own content type, no charset added.
-        (answer) => {
-          if (!res.destroyed) res.writeHead(answer.status, answer.headers).end(answer.body)
-        },
-        (err: unknown) => {
-          // As the control routes' error handler answers: a control error's status and message,
-          // anything else a logged 500 (the bytes of Express's `res.json`).
-          if (!(err instanceof ControlError)) logger.error('control failure', err)
-          if (res.headersSent || res.destroyed) return
-          const [status, message] = err instanceof ControlError ? [err.httpStatus, err.message] : [500, 'internal error']
-          res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: { message } }))
-        },
-      )
-    })
+    readBody(lane, req, res)
     return true
   }
-}
-
-/** The body (Node ends it at the declared length); a client gone before its end gets nothing (its socket is closed). */
-function readBody(req: IncomingMessage, res: ServerResponse, then: (body: Buffer) => void): void {
-  const chunks: Buffer[] = []
-  let size = 0
-  let settled = false
-  req.on('data', (chunk: Buffer) => {
-    size += chunk.length
-    chunks.push(chunk)
-  })
-  req.on('end', () => {
-    if (settled) return
-    settled = true
-    then(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
-  })
-  const lost = () => {
-    if (settled) return
-    settled = true
-    res.destroy()
-  }
-  req.on('error', lost)
-  req.on('close', () => {
-    if (!req.complete) lost()
-  })
 }

@@ -9,12 +9,10 @@
  * `close` listener) is only made when the core asks for it, which it does only to hold a request:
  * making one per request cost about a sixth of an `eth_blockNumber`'s time here.
  *
- * Nothing is allocated per request beyond what it needs: the body's listeners are shared, a client
- * gone before the end of its body is noticed without an Error, and an answer the core has at once
- * (`Gateway.respond`) is written before the body's `end` event returns, without a promise.
- *
- * Bodies in flight are bounded in bytes across the server (./bodyBudget.ts): past the bound a
- * request's body is read once answers have given room back.
+ * The body is read by ./bodyReader.ts (shared with the test endpoint's lane, ./devRpcLane.ts),
+ * counted in the server's body budget (./bodyBudget.ts): past the bound a request's body is read
+ * once answers have given room back. An answer the core has at once (`Gateway.respond`) is written
+ * before the body's `end` event returns, without a promise.
  */
 import { STATUS_CODES } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -28,22 +26,14 @@ import { toHttpResponse } from '../gateway/response.ts'
 import { isThenable } from '../rpc/dispatch.ts'
 import { bodyBudgetOf } from './bodyBudget.ts'
 import type { BodyBudget } from './bodyBudget.ts'
+import { readBody } from './bodyReader.ts'
+import type { BodyLane } from './bodyReader.ts'
 
 /** geth's `maxRequestContentLength`: 5 MiB. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024
 
-/**
- * The bytes a request's body may bring, taken from the budget before it is read: its declared
- * length, the limit when it is chunked, nothing when it has no body (or is over the limit: refused
- * unread).
- */
-function bodyReservation(req: IncomingMessage, limit: number): number {
-  const declared = Number(req.headers['content-length'])
-  if (req.headers['content-length'] !== undefined && Number.isFinite(declared) && declared >= 0) return declared <= limit ? declared : 0
-  return req.headers['transfer-encoding'] !== undefined ? limit : 0
-}
-
-function write(res: ServerResponse, response: HttpResponse): void {
+/** An answer as the gateway's core made it: status, headers and body in one write (nothing, the socket destroyed, when flagged `destroy`). */
+export function writeResponse(res: ServerResponse, response: HttpResponse): void {
   if (response.destroy === true) {
     res.destroy()
     return
@@ -66,7 +56,7 @@ function write(res: ServerResponse, response: HttpResponse): void {
 /** The 500 of a failure, when nothing of another answer was written yet; else the connection is cut. */
 export function answerFailure(res: ServerResponse): void {
   try {
-    if (!res.headersSent && !res.destroyed) write(res, gatewayFailure())
+    if (!res.headersSent && !res.destroyed) writeResponse(res, gatewayFailure())
     else res.destroy()
   } catch {
     res.destroy()
@@ -96,12 +86,10 @@ export interface NodeHandlerOptions {
   readonly network?: string
 }
 
-/** What every request of one listener shares. */
-interface Lane {
+/** What every request of one listener shares: the body reader's lane (./bodyReader.ts) answered by the gateway. */
+interface Lane extends BodyLane {
   readonly gateway: Gateway
-  readonly limit: number
   readonly network: string | undefined
-  readonly bodies: BodyBudget
 }
 
 /**
@@ -133,75 +121,6 @@ class NodeRequest implements GatewayRequest {
   }
 }
 
-/** A request whose body is being read: its state, kept on the request under `READING`. */
-interface Reading {
-  readonly lane: Lane
-  readonly res: ServerResponse
-  /** Bytes taken from the body budget, given back once answered. */
-  readonly reserved: number
-  chunks: Buffer[] | undefined
-  first: Buffer | undefined
-  size: number
-  /** The body was read, refused or lost: later events change nothing. */
-  settled: boolean
-}
-
-const READING = Symbol('reading')
-type ReadRequest = IncomingMessage & { [READING]?: Reading }
-
-// The body's listeners are shared by every request (`this` is the request): none is made per request.
-function onData(this: ReadRequest, chunk: Buffer): void {
-  const r = this[READING]!
-  if (r.settled) return
-  r.size += chunk.length
-  if (r.size > r.lane.limit) {
-    r.settled = true
-    this.removeListener('data', onData)
-    refuseTooLarge(r.lane, this, r.res, r.reserved)
-    return
-  }
-  if (r.first === undefined) r.first = chunk
-  else (r.chunks ??= [r.first]).push(chunk)
-}
-
-function onEnd(this: ReadRequest): void {
-  const r = this[READING]!
-  if (r.settled) return
-  r.settled = true
-  const body = r.chunks !== undefined ? Buffer.concat(r.chunks) : (r.first ?? EMPTY)
-  respond(r.lane, this, r.res, r.reserved, body)
-}
-
-/** An error, or the client gone before the end of the body (`close` after `end` changes nothing): no answer. */
-function onLost(this: ReadRequest): void {
-  const r = this[READING]!
-  if (r.settled) return
-  r.settled = true
-  r.res.destroy()
-  r.lane.bodies.give(r.reserved)
-}
-
-const EMPTY = Buffer.alloc(0)
-
-function readRequest(lane: Lane, req: ReadRequest, res: ServerResponse, reserved: number): void {
-  // A request that waited for room may have lost its client meanwhile: it would never end.
-  if (req.destroyed) {
-    res.destroy()
-    lane.bodies.give(reserved)
-    return
-  }
-  const declared = Number(req.headers['content-length'])
-  if (Number.isFinite(declared) && declared > lane.limit) {
-    refuseTooLarge(lane, req, res, reserved)
-    return
-  }
-  req[READING] = { lane, res, reserved, chunks: undefined, first: undefined, size: 0, settled: false }
-  req.on('data', onData)
-  req.on('end', onEnd)
-  req.on('error', onLost)
-  req.on('close', onLost)
-}
-
 function respond(lane: Lane, req: IncomingMessage, res: ServerResponse, reserved: number, body: Buffer): void {
   let answer: ReturnType<Gateway['respond']>
   try {
@@ -223,7 +142,7 @@ function respond(lane: Lane, req: IncomingMessage, res: ServerResponse, reserved
 
 function answered(lane: Lane, res: ServerResponse, reserved: number, response: HttpResponse): void {
   try {
-    write(res, response)
+    writeResponse(res, response)
   } catch (err) {
     // The core never throws; this is the transport's own failure (writing the answer).
     lane.gateway.logger.error('transport failure', err)
@@ -243,7 +162,7 @@ function refuseTooLarge(lane: Lane, req: IncomingMessage, res: ServerResponse, r
   try {
     lane.gateway.logTransportAnswer(413, { method: req.method ?? 'GET', host: req.headers.host, path: req.url ?? '/', headers: req.headers, network: lane.network })
     const response = toHttpResponse(new PayloadTooLargeError())
-    write(res, { ...response, headers: { ...response.headers, vary: 'Origin', connection: 'close' } })
+    writeResponse(res, { ...response, headers: { ...response.headers, vary: 'Origin', connection: 'close' } })
     req.resume()
   } catch (err) {
     lane.gateway.logger.error('transport failure', err)
@@ -253,12 +172,20 @@ function refuseTooLarge(lane: Lane, req: IncomingMessage, res: ServerResponse, r
 }
 
 export function createNodeHandler(gateway: Gateway, opts: NodeHandlerOptions = {}): NodeRequestListener {
-  const lane: Lane = { gateway, limit: opts.maxBodyBytes ?? MAX_BODY_BYTES, network: opts.network, bodies: opts.bodies ?? bodyBudgetOf(gateway) }
+  const lane: Lane = {
+    gateway,
+    limit: opts.maxBodyBytes ?? MAX_BODY_BYTES,
+    network: opts.network,
+    bodies: opts.bodies ?? bodyBudgetOf(gateway),
+    body(req, res, reserved, body) {
+      respond(lane, req, res, reserved, body)
+    },
+    tooLarge(req, res, reserved) {
+      refuseTooLarge(lane, req, res, reserved)
+    },
+  }
   return function gatewayListener(req, res) {
-    const reserved = bodyReservation(req, lane.limit)
-    const wait = lane.bodies.take(reserved)
-    if (wait === undefined) readRequest(lane, req, res, reserved)
-    else void wait.then(() => readRequest(lane, req, res, reserved))
+    readBody(lane, req, res)
   }
 }
 

@@ -26,6 +26,7 @@ import type { Gateway, GatewayOptions, Logger, RpcBackend } from '../gateway/gat
 import type { GatewayApp } from './app.ts'
 import type { ControlAccess } from '../gateway/controlAccess.ts'
 import { checkControlAccess, controlCheck } from './controlGuard.ts'
+import { bodyBudgetOf } from './bodyBudget.ts'
 import { createDevRpcLane } from './devRpcLane.ts'
 import { CONTROL_PREFIX } from './controlPrefix.ts'
 import { assignNetworkPorts } from './networkPorts.ts'
@@ -235,7 +236,7 @@ export async function startServer(opts: StartServerOptions = {}): Promise<Runnin
       createApp({ gateway, control: opts.control === true, ...(controlAccess ? { controlAccess } : {}), ...(opts.logger ? { logger: opts.logger } : {}) }),
     ))
   const maxConnections = opts.maxConnections ?? config.maxConnections
-  const devRpc = opts.control === true ? createDevRpcLane(gateway.control, controlCheck(gateway.serviceHost, controlAccess), opts.logger ?? silentLogger) : undefined
+  const devRpc = opts.control === true ? createDevRpcLane(gateway.control, controlCheck(gateway.serviceHost, controlAccess), opts.logger ?? silentLogger, bodyBudgetOf(gateway)) : undefined
   // WebSockets on every port: on the shared one the Host names the network, as the hosted
   // service's; on a network's own port it is that network.
   const webSockets = createWebSocketTransport(gateway)

@@ -2,15 +2,19 @@
  * The test endpoint's fast lane (src/http/devRpcLane.ts) answers byte for byte as the Express route
  * it stands in front of: each request is sent once as the lane takes it (a declared length) and once
  * as only Express takes it (a chunked or gzip body, a query string), through a real server's socket,
- * and the two answers compared: status, content type, body. A client that goes away in the middle
- * of its body changes nothing.
+ * and the two answers compared: status, headers (all but Date, in their order and case), body. A
+ * client that goes away in the middle of its body changes nothing, and the lane's bodies count in
+ * the server's body budget (src/http/bodyBudget.ts) as `/v3/`'s do: held while read and answered,
+ * waiting unread while the budget is spent.
  */
 import { request } from 'node:http'
 import { connect } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bodyBudgetOf } from '../../src/http/bodyBudget.ts'
 import { startServer } from '../../src/http/server.ts'
 import type { RunningServer } from '../../src/http/server.ts'
+import { until } from '../support/socket.ts'
 
 let server: RunningServer
 beforeAll(async () => {
@@ -23,6 +27,8 @@ afterAll(async () => {
 interface Answer {
   status: number
   contentType: string | undefined
+  /** The raw header lines but Date, as sent. */
+  headers: string[]
   body: string
 }
 
@@ -37,7 +43,9 @@ function post(path: string, body: string, framing: Framing, headers: Record<stri
     const req = request(`${server.origin}${path}`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', ...framingHeaders, ...headers } }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (d: Buffer) => chunks.push(d))
-      res.on('end', () => resolve({ status: res.statusCode!, contentType: res.headers['content-type'], body: Buffer.concat(chunks).toString() }))
+      const headers: string[] = []
+      for (let i = 0; i < res.rawHeaders.length; i += 2) if (res.rawHeaders[i] !== 'Date') headers.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`)
+      res.on('end', () => resolve({ status: res.statusCode!, contentType: res.headers['content-type'], headers, body: Buffer.concat(chunks).toString() }))
     })
     req.on('error', reject)
     if (framing === 'chunked') req.write(bytes)
@@ -67,6 +75,8 @@ describe('the test endpoint answers the same through its fast lane and through E
       expect(await post(path, body, 'gzip')).toEqual(lane)
       expect(await post(`${path}?via=express`, body, 'length')).toEqual(lane)
       expect(lane.status).toBe(name === 'an unknown network' ? 404 : 200)
+      // A declared length, never chunked: the failure's too (the lane's own answer was chunked).
+      expect(lane.headers).toContain(`${name === 'an unknown network' ? 'Content-Length' : 'content-length'}: ${Buffer.byteLength(lane.body)}`)
     })
   }
 
@@ -81,7 +91,7 @@ describe('the test endpoint answers the same through its fast lane and through E
   it('refusals are the guard\'s, whichever lane the request would have taken', async () => {
     const body = rpc('eth_chainId')
     const refused = await post('/_double/rpc/ethereum', body, 'length', { 'content-type': 'text/plain' })
-    expect(refused).toEqual({ status: 415, contentType: 'application/json; charset=utf-8', body: '{"error":{"message":"content type must be application/json"}}' })
+    expect(refused).toMatchObject({ status: 415, contentType: 'application/json; charset=utf-8', body: '{"error":{"message":"content type must be application/json"}}' })
     expect(await post('/_double/rpc/ethereum', body, 'chunked', { 'content-type': 'text/plain' })).toEqual(refused)
     expect((await post('/_double/rpc/ethereum', body, 'length', { host: 'evil.example' })).status).toBe(403)
   })
@@ -101,5 +111,34 @@ describe('the test endpoint answers the same through its fast lane and through E
       socket.on('error', reject)
     })
     expect(JSON.parse((await post('/_double/rpc/ethereum', rpc('eth_getBalance', [who, 'latest']), 'length')).body).result).toBe('0x0')
+  })
+
+  it('its bodies count in the server\'s body budget: held while read, unread while the budget is spent, then answered', async () => {
+    const budget = bodyBudgetOf(server.gateway)
+    const body = rpc('eth_getBalance', ['0x00000000000000000000000000000000000beef1', 'latest'])
+    const expected = await post('/_double/rpc/ethereum', body, 'chunked')
+    expect(budget.used).toBe(0)
+    // A body half sent is held: its declared length counts until it is answered.
+    const socket = connect(Number(new URL(server.origin).port), '127.0.0.1')
+    const received: Buffer[] = []
+    socket.on('data', (d: Buffer) => received.push(d))
+    socket.write(`POST /_double/rpc/ethereum HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 20)}`)
+    await until(() => budget.used === body.length, 10_000)
+    const ended = new Promise((resolve) => socket.on('close', resolve))
+    socket.end(body.slice(20))
+    await ended
+    const text = Buffer.concat(received).toString()
+    expect(text.slice(text.indexOf('\r\n\r\n') + 4)).toBe(expected.body)
+    expect(budget.used).toBe(0)
+    // The budget spent (as by 128 MiB of bodies held elsewhere): the lane's request waits unread, then is answered as ever.
+    expect(budget.take(budget.maxBytes)).toBeUndefined()
+    let answered = false
+    const waiting = post('/_double/rpc/ethereum', body, 'length').finally(() => (answered = true))
+    await until(() => budget.waiting === 1, 10_000)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(answered).toBe(false)
+    budget.give(budget.maxBytes)
+    expect(await waiting).toEqual(expected)
+    expect([budget.used, budget.waiting]).toEqual([0, 0])
   })
 })
