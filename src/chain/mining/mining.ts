@@ -103,7 +103,10 @@ export async function mineChild(
   const shell = new Block(shellHeader, transactions, [], withdrawals, { common })
   // Mining on the head (the usual case), the state manager is at the parent's root already: its
   // caches hold that state, and keeping them spares every block re-reading the same accounts and
-  // system-contract slots from the trie. Anywhere else (a reorg's branch, after a restore), they go.
+  // system-contract slots from the trie. Its root is not set again either: setting it (even to
+  // the same root) drops the storage tries it holds, and each block made two new ones (a trie
+  // copy each) for the system contracts' slots. Anywhere else (a reorg's branch, after a
+  // restore), the root is set and the caches go.
   const atParent = equalsBytes(await vm.stateManager.getStateRoot(), parentRoot)
   let run: RunBlockResult
   let logged: ReadonlyMap<number, readonly string[]> | undefined
@@ -111,7 +114,7 @@ export async function mineChild(
     const runBlock = () =>
       loadedVmLibraries().vm.runBlock(vm, {
         block: shell,
-        root: parentRoot,
+        root: atParent ? undefined : parentRoot,
         clearCache: !atParent,
         setHardfork: true,
         generate: true,
