@@ -5,9 +5,22 @@
 // through `prepare`); otherwise (no build, a failed one, or a source edited since) tsx, a
 // devDependency, registers its ESM loader in this process and the sources run as they are.
 // `--version` alone is answered here, from package.json, before anything else is read or loaded.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+//
+// The compiled CLI is one CommonJS file (dist/cli.cjs, scripts/build.mjs), compiled here with
+// node:vm and V8's code cache: Node 20 keeps no compiled code between runs (module.enableCompileCache
+// is Node 22), and compiling the ~2.5 MB bundle was most of a start (issue 19, item 6). The first
+// start that serves saves the code V8 compiled by then (the bundle's top level, the start path
+// and the first answer's) in the cache folder the verified chains use (defaultCacheDir in
+// src/chain/loading/verifiedCache.ts: node_modules/.cache/gateway-double of the project, else the
+// temporary folder), named by the bundle's hash and Node's version and architecture; later starts
+// hand it to V8, which checks it and compiles from the source when it does not fit (the cache is
+// then saved again). A cache that cannot be read or written only costs the compile.
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import vm from 'node:vm'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
@@ -31,12 +44,78 @@ function freshBuild() {
   }
 }
 
+/** src/chain/loading/verifiedCache.ts's defaultCacheDir (the bundle is not loaded yet). */
+function cacheDir() {
+  const override = process.env.GATEWAY_DOUBLE_CACHE_DIR
+  if (override) return resolve(override)
+  for (let dir = process.cwd(); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) {
+      try {
+        accessSync(join(dir, 'node_modules'), constants.W_OK)
+        return join(dir, 'node_modules', '.cache', 'gateway-double')
+      } catch {
+        break
+      }
+    }
+    if (dirname(dir) === dir) break
+  }
+  return join(tmpdir(), `gateway-double-cache-${process.getuid?.() ?? 'user'}`)
+}
+
+/** Runs dist/cli.cjs (module.exports: src/cli.ts's); `save()` writes the code cache when it was missing or refused. */
+function loadBundle() {
+  const file = join(root, 'dist/cli.cjs')
+  const source = readFileSync(file, 'utf8')
+  const hash = /^\/\/ gateway-double cli (\w+)\n/.exec(source)?.[1]
+  const cacheFile = hash && join(cacheDir(), `cli-${hash}-${process.version}-${process.arch}.v8cache`)
+  let cachedData
+  try {
+    if (cacheFile) cachedData = readFileSync(cacheFile)
+  } catch {
+    // No cache yet.
+  }
+  // CommonJS's own wrapper, on the source's first line: line numbers in stacks stay the file's.
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData,
+    // import() in the bundle (ws, solc, jose): Node's own loader, resolved from the file.
+    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier) => import(specifier)),
+  })
+  const module = { exports: {} }
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file))
+  let due = cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true)
+  const save = () => {
+    if (!due) return
+    due = false
+    try {
+      const dir = dirname(cacheFile)
+      mkdirSync(dir, { recursive: true })
+      // Another build's or Node's caches are of no further use.
+      for (const name of readdirSync(dir)) if (/^cli-.*\.v8cache$/.test(name)) rmSync(join(dir, name), { force: true })
+      const temp = `${cacheFile}.${process.pid}.tmp`
+      writeFileSync(temp, script.createCachedData())
+      renameSync(temp, cacheFile)
+    } catch {
+      // A cache folder that cannot be written: the next start compiles again.
+    }
+  }
+  return { cli: module.exports, save }
+}
+
 const args = process.argv.slice(2)
-let cli
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   process.stdout.write(`${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`)
 } else if (!existsSync(join(root, 'src')) || freshBuild()) {
-  cli = await import('../dist/cli.js')
+  const { cli, save } = loadBundle()
+  // Saved a second after the server listens (its first answers compiled by then), or when it
+  // stops before that; subcommands, --help and usage errors save nothing.
+  let served = false
+  const listening = () => {
+    served = true
+    setTimeout(save, 1000).unref()
+  }
+  process.exitCode = await cli.main(args, undefined, undefined, listening)
+  if (served) save()
 } else {
   let register
   try {
@@ -46,6 +125,5 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
     process.exit(1)
   }
   register()
-  cli = await import('../src/cli.ts')
+  process.exitCode = await (await import('../src/cli.ts')).main(args)
 }
-if (cli !== undefined) process.exitCode = await cli.main(args)

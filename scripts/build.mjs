@@ -18,12 +18,15 @@
 // itself (import.meta.url) is given the URL its tsc output would have had, so config/default.json,
 // package.json and the dependencies it requires resolve as before.
 //
-// The CLI (dist/cli.js, what bin/gateway-double.js runs) is bundled apart, with its dependencies
-// in it (its chunks in dist/chunks/cli/): a process of its own shares no module with a user's, and
-// Node's ES module loader resolving, reading and linking ~250 files was most of a cold start
-// (issue 19, item 6). Left out: what is loaded by a path at run time or only by a subcommand
-// (express, solc, secp256k1's native binding) and ws (its optional native add-ons are required by
-// name).
+// The CLI (dist/cli.cjs, what bin/gateway-double.js runs) is bundled apart, with its dependencies
+// in it, as one CommonJS file: a process of its own shares no module with a user's, Node's ES
+// module loader resolving, reading and linking ~250 files was most of a cold start (issue 19,
+// item 6), and a CommonJS file can be compiled with node:vm and V8's code cache, which the bin
+// keeps between runs (Node 20 has no compile cache for ES modules). Its first line names it by its
+// hash, the code cache's key. Left out: what is loaded by a path at run time or only by a
+// subcommand (express, solc, secp256k1's native binding) and ws (its optional native add-ons are
+// required by name). The EthereumJS versions it holds are written in
+// (src/chain/vm/ethereumjsVersion.ts).
 //
 // `--if-stale` (`npm run bench`, which measures the build): does nothing when dist/.built is newer
 // than every file under src/ and than this script, package.json and the tsconfigs: the rule
@@ -121,7 +124,8 @@ async function bundle() {
     const m = /^\.\/dist\/(.+)\.js$/.exec(target)
     if (m) entries[m[1]] = `src/${m[1]}.ts`
   }
-  const vmVersion = JSON.parse(readFileSync(join(root, 'node_modules/@ethereumjs/vm/package.json'), 'utf8')).version
+  const version = (pkg) => JSON.parse(readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8')).version
+  const vmVersion = version('@ethereumjs/vm')
   const selfUrl = {
     name: 'tsc-output-urls',
     setup(build) {
@@ -136,27 +140,34 @@ async function bundle() {
     },
   }
   const define = { 'globalThis.GATEWAY_DOUBLE_CODE_HASH': JSON.stringify(codeHash().update(`@ethereumjs/vm@${vmVersion}`).digest('hex')) }
+  // CommonJS in one file: bin/gateway-double.js compiles it with node:vm and V8's code cache
+  // (Node 20 has none for ES modules). import.meta.url becomes the file's own URL.
   const cli = await esbuild.build({
     absWorkingDir: root,
     entryPoints: { cli: 'src/cli.ts' },
-    outdir: 'dist',
-    chunkNames: 'chunks/cli/[name]_[hash]',
+    outfile: 'dist/cli.cjs',
     bundle: true,
-    splitting: true,
-    format: 'esm',
+    format: 'cjs',
     platform: 'node',
     target: 'node20',
     external: ['express', 'solc', 'secp256k1', 'ws'],
     // ES module builds first: hash-wasm's `main` is a UMD file that Node's CommonJS lexer would scan whole.
     mainFields: ['module', 'main'],
-    // The CommonJS dependencies inside call require() for Node's modules.
-    banner: { js: "import { createRequire as __gatewayDoubleRequire } from 'node:module'; const require = __gatewayDoubleRequire(import.meta.url);" },
-    allowOverwrite: true,
-    define,
+    banner: { js: '"use strict";\nconst __gatewayDoubleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    define: {
+      ...define,
+      'import.meta.url': '__gatewayDoubleUrl',
+      // The EthereumJS copy the bundle holds (src/chain/vm/ethereumjsVersion.ts).
+      'globalThis.GATEWAY_DOUBLE_BUNDLED_ETHEREUMJS': JSON.stringify({ '@ethereumjs/common': version('@ethereumjs/common'), '@ethereumjs/evm': version('@ethereumjs/evm') }),
+    },
     plugins: [selfUrl],
     metafile: true,
+    write: false,
     logLevel: 'warning',
   })
+  // The first line names the bundle by its hash: the code cache's key (bin/gateway-double.js).
+  const [built] = cli.outputFiles
+  writeFileSync(built.path, `// gateway-double cli ${createHash('sha256').update(built.contents).digest('hex').slice(0, 16)}\n${built.text}`)
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: entries,

@@ -223,9 +223,10 @@ const processIo: CliIo = {
 
 /**
  * Runs the CLI. Resolves with the exit code: at once for --help, --version and errors; when the
- * server has been stopped (SIGINT/SIGTERM) otherwise.
+ * server has been stopped (SIGINT/SIGTERM) otherwise. `listening` is called once the server
+ * listens and its banner is printed (bin/gateway-double.js saves its code cache after it).
  */
-export async function main(argv: readonly string[], io: CliIo = processIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function main(argv: readonly string[], io: CliIo = processIo, env: NodeJS.ProcessEnv = process.env, listening?: () => void): Promise<number> {
   // The subcommands and the fixture builder (solc, the scenario planner) are imported only when
   // used: a plain start does not pay for them (about 0.25 s of module loading).
   if (argv[0] === 'build') return (await import('./builder/buildCommand.ts')).buildCommand(argv.slice(1), io)
@@ -273,6 +274,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo, env: 
     return err instanceof ConfigError ? EXIT_USAGE : EXIT_FAILURE
   }
   io.stdout(startBanner(server))
+  listening?.()
   return new Promise<number>((resolve) => {
     // The first signal stops gracefully: requests in flight are answered (for at most 5 s). A
     // second one stops at once.

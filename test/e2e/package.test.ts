@@ -383,6 +383,34 @@ contract Hello {
     }
   })
 
+  it("the installed command keeps V8's compiled code of its bundle in the project's cache folder, and a cache V8 refuses only costs a compile", async () => {
+    const cacheDir = join(dapp, 'node_modules', '.cache', 'gateway-double')
+    const codeCaches = () => (existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.endsWith('.v8cache')) : [])
+    for (const file of codeCaches()) rmSync(join(cacheDir, file))
+    const serve = async () => {
+      const server = await startCommand(['--port', '0'])
+      try {
+        expect(await postJson(server.port, '/v3/deadbeefdeadbeefdeadbeefdeadbeef', ETH_BLOCK_NUMBER, 'ethereum-mainnet.localhost')).toEqual({ jsonrpc: '2.0', id: 1, result: '0x6' })
+      } finally {
+        expect(await server.stop()).toEqual({ code: 0, stderr: '' })
+      }
+    }
+    await serve()
+    const [saved] = codeCaches()
+    expect(codeCaches()).toEqual([expect.stringMatching(new RegExp(`^cli-[0-9a-f]{16}-${process.version.replaceAll('.', '\\.')}-${process.arch}\\.v8cache$`))])
+    expect(statSync(join(cacheDir, saved!)).size).toBeGreaterThan(100_000)
+    // Bytes that are not V8's: refused, the bundle compiled from its source, and the cache saved again.
+    const garbage = Buffer.alloc(statSync(join(cacheDir, saved!)).size, 7)
+    writeFileSync(join(cacheDir, saved!), garbage)
+    await serve()
+    expect(codeCaches()).toEqual([saved])
+    expect(readFileSync(join(cacheDir, saved!)).equals(garbage)).toBe(false)
+    // Accepted: served from it, and left as it is.
+    const accepted = readFileSync(join(cacheDir, saved!))
+    await serve()
+    expect(readFileSync(join(cacheDir, saved!)).equals(accepted)).toBe(true)
+  })
+
   it('the installed command with --control serves the dashboard at /_double/, its chart library from the installed package (no CDN)', async () => {
     const server = await startCommand(['--port', '0', '--control'])
     try {

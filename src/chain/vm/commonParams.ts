@@ -14,10 +14,8 @@
  * Anything else (a new parameter or another value, which changes the table; a table not built
  * from yet at that hardfork) takes EthereumJS's own path, and the cache it builds is kept.
  */
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
 import { Common } from '@ethereumjs/common'
+import { ethereumjsVersion } from './ethereumjsVersion.ts'
 
 /** The EthereumJS version this change was written against. */
 const PATCHED_VERSION = '10.1.3'
@@ -77,9 +75,7 @@ let applied = false
 export function keepParamsCaches(): void {
   if (applied) return
   applied = true
-  const main = createRequire(import.meta.url).resolve('@ethereumjs/common')
-  const installed = (JSON.parse(readFileSync(join(dirname(main), '..', '..', 'package.json'), 'utf8')) as { version: string }).version
-  if (installed !== PATCHED_VERSION) return
+  if (ethereumjsVersion('@ethereumjs/common') !== PATCHED_VERSION) return
   const proto = Common.prototype as unknown as CommonInternals & { updateParams(params: Params): void }
   const original = proto.updateParams
   proto.updateParams = function (this: CommonInternals, params: Params): void {

@@ -26,13 +26,11 @@
  * applied only to the exact version it was written against (checked from the package's
  * package.json); any other version runs unpatched.
  */
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
 import { Common } from '@ethereumjs/common'
 import { createEVM, EVM, EVMError } from '@ethereumjs/evm'
 import { EthereumJSErrorWithoutCode } from '@ethereumjs/util'
 import { codeAnalysis } from './codeAnalysis.ts'
+import { ethereumjsVersion } from './ethereumjsVersion.ts'
 import type { Analysis, OpEntry } from './codeAnalysis.ts'
 import { installFastHandlers } from './fastHandlers.ts'
 import { patchFrameResult } from './frameResult.ts'
@@ -217,9 +215,7 @@ let applied: boolean | undefined
 export async function patchInterpreter(): Promise<boolean> {
   if (applied !== undefined) return applied
   applied = false
-  const require = createRequire(import.meta.url)
-  const version = (name: string) => (JSON.parse(readFileSync(join(dirname(require.resolve(name)), '..', '..', 'package.json'), 'utf8')) as { version: string }).version
-  if (version('@ethereumjs/evm') !== PATCHED_VERSION || version('@ethereumjs/common') !== PATCHED_VERSION) return false
+  if (ethereumjsVersion('@ethereumjs/evm') !== PATCHED_VERSION || ethereumjsVersion('@ethereumjs/common') !== PATCHED_VERSION) return false
   const Interpreter = await interpreterClass()
   Common.prototype.isActivatedEIP = isActivatedEIP as Common['isActivatedEIP']
   Interpreter.prototype.run = patchedRun(Interpreter.prototype.run)
