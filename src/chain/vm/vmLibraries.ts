@@ -41,8 +41,11 @@ let stateLoading: Promise<StateLibraries> | undefined
 
 export function stateLibraries(): Promise<StateLibraries> {
   if (!stateLoading) {
-    stateLoading = Promise.all([import('@ethereumjs/statemanager'), import('./blockState.ts'), import('./recordingState.ts')]).then(
-      ([statemanager, blockState, recordingState]) => ({ statemanager, blockState, recordingState }),
+    stateLoading = Promise.all([import('@ethereumjs/statemanager'), import('./blockState.ts'), import('./recordingState.ts'), import('./triePath.ts')]).then(
+      ([statemanager, blockState, recordingState, triePath]) => {
+        triePath.patchFindPath()
+        return { statemanager, blockState, recordingState }
+      },
     )
     stateLoading.catch(() => {
       stateLoading = undefined
