@@ -1,9 +1,12 @@
 /**
- * One VM per block for the calls run there (`BlockCalls`): the block's hardfork, a state manager
- * with caches over the block's state root (writes stay in the caches, which each call's rollback
- * discards; reads of the block's own state are remembered, ../vm/blockState.ts), and the block as
- * calls see it. A call pays neither a VM copy nor trie walks for what an earlier call at that
- * block already read. Executions on one VM take turns (one checkpoint at a time).
+ * The calls run at one block (`BlockCalls`): a state manager with caches over the block's state
+ * root (writes stay in the caches, which each call's rollback discards; reads of the block's own
+ * state are remembered, ../vm/blockState.ts), and the block as calls see it. A call pays no trie
+ * walks for what an earlier call at that block already read. Executions at one block take turns
+ * (one checkpoint at a time).
+ *
+ * The VM an execution runs on is lent for its turn (./callEngines.ts): kept per chain and fork,
+ * pointed at the block's state and block hashes when lent.
  *
  * A call with state or block overrides (./overrides.ts) gets a VM of its own, at the fork its
  * block overrides name, with the overrides applied under a checkpoint that is never committed:
@@ -12,7 +15,6 @@
  */
 import { Block, createBlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import { paramsTx } from '@ethereumjs/tx'
 import { bytesToHex } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { AncestorHashes } from '../blocks/blockHashes.ts'
@@ -23,25 +25,29 @@ import { guardVm } from '../vm/executionGuard.ts'
 import type { ExecutionGuard } from '../vm/executionGuard.ts'
 import { stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
 import type { CallOverrides } from './callArgs.ts'
+import { enginesFor, makeVm, sharedTxCommon } from './callEngines.ts'
+import type { CallEngine, ForkEngines } from './callEngines.ts'
 import { traceDecidesUnder, watchGasDependence } from './gasTrace.ts'
 import type { GasTrace } from './gasTrace.ts'
 import { applyStateOverride, overriddenBlock, OverrideError } from './overrides.ts'
 import type { Precompiles } from './overrides.ts'
 
-/** How many blocks keep a VM for calls (the most recently used ones). */
+/** How many blocks keep their calls' state (the most recently used ones). */
 const BLOCK_VMS_KEPT = 4
 
-/**
- * One VM at one block's state for every call there: the block's hardfork, a state manager with
- * caches over the block's state root, and the block as calls see it. Executions take turns.
- */
 export class BlockCalls {
-  readonly vm: VM
   readonly state: BlockStateManager
   readonly record: BlockRecord
   /** The block calls execute in: the record's, or the record's with block overrides. */
   readonly block: Block
   #zeroFeeBlock: Block | undefined
+  /** The fork's shared VMs, or undefined for a VM of the calls' own (`#own`: overrides). */
+  readonly #engines: ForkEngines | undefined
+  readonly #own: CallEngine | undefined
+  /** The VM lent for the turn under way. */
+  #lent: CallEngine | undefined
+  readonly #blockchain: AncestorHashes
+  readonly #common: Common
   /**
    * The precompiles the EVM runs while a call executes, when state overrides moved or replaced
    * some: runTx warms the fork's own (as geth's `Prepare` warms `ActivePrecompiles(rules)`), then
@@ -58,21 +64,37 @@ export class BlockCalls {
   /** The Common every call's transaction here shares (see `sharedTxCommon`). */
   readonly txCommon: Common
 
-  private constructor(vm: VM, state: BlockStateManager, record: BlockRecord, block: Block) {
-    this.vm = vm
+  private constructor(state: BlockStateManager, record: BlockRecord, block: Block, blockchain: AncestorHashes, vms: { engines: ForkEngines } | { own: VM }) {
     this.state = state
     this.record = record
     this.block = block
-    const common = vm.common
-    this.txCommon = sharedTxCommon(common)
-    this.traceDecides = traceDecidesUnder(common)
-    // The VM is this block's own, for calls only: its opcode table may be wrapped.
-    if (this.traceDecides) watchGasDependence(vm, () => this.trace)
-    guardVm(vm, () => this.guard)
+    this.#blockchain = blockchain
+    if ('engines' in vms) {
+      this.#engines = vms.engines
+      this.#common = vms.engines.common
+      this.txCommon = vms.engines.txCommon
+      this.traceDecides = vms.engines.traceDecides
+    } else {
+      const vm = vms.own
+      this.#common = vm.common
+      this.txCommon = sharedTxCommon(vm.common)
+      this.traceDecides = traceDecidesUnder(vm.common)
+      // The VM is these calls' own: its opcode table may be wrapped.
+      if (this.traceDecides) watchGasDependence(vm, () => this.trace)
+      guardVm(vm, () => this.guard)
+      this.#own = { vm, user: this }
+    }
+  }
+
+  /** The VM of the turn under way (a VM of the calls' own: always). */
+  get vm(): VM {
+    const engine = this.#own ?? this.#lent
+    if (engine === undefined) throw new Error('BlockCalls.vm read outside a turn')
+    return engine.vm
   }
 
   /**
-   * A VM at `record`'s state. With `overrides` (a VM of the call's own): at the fork of the
+   * The calls at `record`'s state. With `overrides` (a VM of the call's own): at the fork of the
    * overridden number and time, executing in the overridden block, its state overrides applied
    * under a checkpoint that stays open (each execution checkpoints and reverts on top of it).
    */
@@ -82,28 +104,31 @@ export class BlockCalls {
     if (block?.beaconRoot !== undefined) throw new OverrideError('block override "beaconRoot" is not supported for this RPC method')
     if (block?.withdrawals !== undefined) throw new OverrideError('block override "withdrawals" is not supported for this RPC method')
     // The first call imports @ethereumjs/vm and @ethereumjs/evm (not at start: see ../vm/vmLibraries.ts).
-    const [{ vm: vmLib, evm: evmLib }, { statemanager, blockState }, chainState] = await Promise.all([vmLibraries(), stateLibraries(), chain.getState()])
-    const common = chain.common.copy()
-    common.setHardforkBy({ blockNumber: block?.number ?? header.number, timestamp: block?.time ?? header.timestamp })
+    const [{ statemanager, blockState }, chainState] = await Promise.all([stateLibraries(), chain.getState(), vmLibraries()])
     const state = await blockState.BlockStateManager.at(chainState, chain.stateRootOf(record), { caches: new statemanager.Caches() })
     // BLOCKHASH walks back from the block's real header, as geth's GetHashFn does under overrides.
     const blockchain = new AncestorHashes(chain.blockchain, header)
-    const evm = await evmLib.createEVM({ common, stateManager: state, blockchain })
-    const vm = await vmLib.createVM({ common, stateManager: state, blockchain, evm })
-    const calls = new BlockCalls(vm, state, record, block === undefined ? record.block : overriddenBlock(record.block, common, block))
-    if (overrides?.state !== undefined) {
+    if (overrides === undefined) {
+      const engines = enginesFor(chain, chain.common.getHardforkBy({ blockNumber: header.number, timestamp: header.timestamp }))
+      return new BlockCalls(state, record, record.block, blockchain, { engines })
+    }
+    const common = chain.common.copy()
+    common.setHardforkBy({ blockNumber: block?.number ?? header.number, timestamp: block?.time ?? header.timestamp })
+    const vm = await makeVm(common, state, blockchain)
+    const calls = new BlockCalls(state, record, block === undefined ? record.block : overriddenBlock(record.block, common, block), blockchain, { own: vm })
+    if (overrides.state !== undefined) {
       await vm.evm.journal.checkpoint()
       const precompiles: Precompiles = new Map(vm.evm.precompiles)
       await applyStateOverride(state, overrides.state, precompiles)
-      if (!samePrecompiles(precompiles, vm.evm.precompiles)) calls.#executeWith(precompiles)
+      if (!samePrecompiles(precompiles, vm.evm.precompiles)) calls.#executeWith(vm, precompiles)
     }
     return calls
   }
 
   /** Runs the EVM with `precompiles` once runTx has warmed the fork's own. */
-  #executeWith(precompiles: Precompiles): void {
+  #executeWith(vm: VM, precompiles: Precompiles): void {
     this.#executedPrecompiles = precompiles
-    const evm = this.vm.evm as unknown as { _precompiles: Precompiles; runCall: (opts: unknown) => Promise<unknown> }
+    const evm = vm.evm as unknown as { _precompiles: Precompiles; runCall: (opts: unknown) => Promise<unknown> }
     const rules = evm._precompiles
     const runCall = evm.runCall.bind(evm)
     // runTx warms `evm.precompiles`, then calls runCall for the top frame (inner frames come with a
@@ -126,25 +151,39 @@ export class BlockCalls {
    */
   blockFor(zeroFees: boolean): Block {
     if (!zeroFees) return this.block
-    this.#zeroFeeBlock ??= withZeroBaseFee(this.block, this.vm)
+    this.#zeroFeeBlock ??= withZeroBaseFee(this.block, this.#common)
     return this.#zeroFeeBlock
   }
 
-  /** Runs `fn` when every earlier turn has finished: one execution (checkpoint) at a time. */
+  /**
+   * Runs `fn` when every earlier turn has finished: one execution (checkpoint) at a time, on a VM
+   * lent for the turn (`vm`), which `fn` leaves with no checkpoint open.
+   */
   inTurn<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.#turn.then(fn)
+    const result = this.#turn.then(async () => {
+      const engines = this.#engines
+      if (engines === undefined) return fn()
+      const engine = await engines.lend(this, this.state, this.#blockchain)
+      this.#lent = engine
+      try {
+        return await fn()
+      } finally {
+        this.#lent = undefined
+        engines.giveBack(engine)
+      }
+    })
     this.#turn = result.catch(() => undefined)
     return result
   }
 }
 
 /**
- * Each chain's block VMs, most recently used last, by block hash and the state root its calls read
+ * Each chain's block calls, most recently used last, by block hash and the state root its calls read
  * (a new block, or a state edit of the head, gets its own).
  */
 const blockCalls = new WeakMap<ChainReader, Map<string, Promise<BlockCalls>>>()
 
-/** The calls' VM kept for `record` of `chain` (made on first need; the last few kept). */
+/** The calls kept for `record` of `chain` (made on first need; the last few kept). */
 export function callsAt(chain: ChainReader, record: BlockRecord): Promise<BlockCalls> {
   let kept = blockCalls.get(chain)
   if (!kept) blockCalls.set(chain, (kept = new Map()))
@@ -163,35 +202,16 @@ export function callsAt(chain: ChainReader, record: BlockRecord): Promise<BlockC
 }
 
 /**
- * A Common for the transactions of calls, shared by all of them. A transaction's constructor copies
- * the Common it is given and adds the transaction parameters to the copy, which rebuilds the
- * parameter cache: about 0.4 ms, as much as executing an ERC-20 transfer. This one has them
- * already, and answers a copy with itself and the same parameters with nothing. Nothing changes a
- * call transaction's Common: runTx runs calls with `skipHardForkValidation`, so it never sets
- * the transaction's hardfork.
- */
-function sharedTxCommon(common: Common): Common {
-  const shared = common.copy()
-  shared.updateParams(paramsTx)
-  const update = shared.updateParams.bind(shared)
-  shared.copy = () => shared
-  shared.updateParams = (params) => {
-    if (params !== paramsTx) update(params)
-  }
-  return shared
-}
-
-/**
  * The block as a fee-less call sees it: base fee 0. The header is built as it is and the fee
  * changed afterwards, since the constructor refuses any base fee but the initial one on the
  * London fork block.
  */
-function withZeroBaseFee(block: Block, vm: VM): Block {
-  const header = createBlockHeader(block.header.toJSON(), { common: vm.common, freeze: false, skipConsensusFormatValidation: true })
+function withZeroBaseFee(block: Block, common: Common): Block {
+  const header = createBlockHeader(block.header.toJSON(), { common, freeze: false, skipConsensusFormatValidation: true })
   ;(header as { baseFeePerGas?: bigint }).baseFeePerGas = 0n
   // A blob base fee given as a block override stays (geth zeroes it only for a blob fee cap of 0).
   if (Object.hasOwn(block.header, 'getBlobGasPrice')) header.getBlobGasPrice = block.header.getBlobGasPrice
-  return new Block(header, [], [], block.withdrawals, { common: vm.common })
+  return new Block(header, [], [], block.withdrawals, { common })
 }
 
 /** Whether two precompile sets are the same addresses with the same implementations. */
