@@ -81,7 +81,9 @@ export function idJson(id: JsonRpcId): string {
 function serializeResponse(response: JsonRpcResponse): string | { head: string; raw: RawJson } {
   if (isPlainResult(response)) {
     const result = (response as { result: unknown }).result
-    if (result instanceof RawJson || typeof result === 'string') {
+    // A list of strings (an idle filter poll's `[]`, a block filter's hashes) is not the
+    // replacer's to change: written by JSON.stringify's own fast path.
+    if (result instanceof RawJson || typeof result === 'string' || isStringList(result)) {
       const jsonrpc = response.jsonrpc === '2.0' ? '"2.0"' : JSON.stringify(response.jsonrpc)
       const head = `{"jsonrpc":${jsonrpc},${response.id === undefined ? '' : `"id":${idJson(response.id)},`}"result":`
       return result instanceof RawJson ? { head, raw: result } : `${head}${JSON.stringify(result)}}`
@@ -94,6 +96,13 @@ function serializeResponse(response: JsonRpcResponse): string | { head: string; 
     return `{"jsonrpc":${JSON.stringify(jsonrpc)},"id":${id.json}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`
   }
   return JSON.stringify(response, jsonReplacer)
+}
+
+/** A plain array of strings only (empty included), which `jsonReplacer` leaves as it is. */
+function isStringList(value: unknown): value is string[] {
+  if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return false
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false
+  return true
 }
 
 /** Keys as `execute` writes them (`jsonrpc`, `id`, `result`), so the spliced text keeps their order. */

@@ -65,6 +65,28 @@ describe('route', () => {
     expect(() => route(state({ path: '/', method: 'GET' }))).toThrow(PathNotFoundError)
     expect(() => route(state({ method: 'GET' }))).toThrow(HttpMethodNotAllowedError)
   })
+  it('decides every path as its expression does: the key is all after /v3/ up to the query, and a line break in it is a 404', () => {
+    const expected = (path: string, method: string) => {
+      const m = /^(\/ws)?\/v3(?:\/(.*))?$/.exec(path.split('?', 1)[0]!)
+      if (!m) return 'PathNotFoundError'
+      if (m[1] === undefined && method !== 'POST') return 'HttpMethodNotAllowedError'
+      return m[2] === undefined || m[2] === '' ? 'ProjectIdRequiredError' : `${m[1] === undefined ? 'http' : 'ws'} ${m[2]}`
+    }
+    const paths = ['/v3/abc', '/v3/abc?x=1', '/v3/?x', '/v3/a/b', '/v3/a\nb', '/v3/a\rb?x', '/v3/\u2028', '/v3/a?\n', '/v3//', '/v3/%20', '/ws/v3/abc', '/ws/v3/', '/V3/abc']
+    for (const path of paths) {
+      for (const method of ['POST', 'GET']) {
+        const s = state({ path, method })
+        let outcome: string
+        try {
+          route(s)
+          outcome = `${s.websocket ? 'ws' : 'http'} ${s.apiKey}`
+        } catch (err) {
+          outcome = (err as Error).constructor.name
+        }
+        expect(outcome, `${method} ${JSON.stringify(path)}`).toBe(expected(path, method))
+      }
+    }
+  })
 })
 
 describe('host', () => {

@@ -19,6 +19,11 @@ describe('serializeResponses', () => {
     ['a null id', { jsonrpc: '2.0', id: null, result: '0x0' }],
     ['a bigint and bytes result', { jsonrpc: '2.0', id: 1, result: { n: 26n, b: Uint8Array.of(1, 2) } }],
     ['a null result', { jsonrpc: '2.0', id: 1, result: null }],
+    ['an empty list (an idle filter poll)', { jsonrpc: '2.0', id: 1, result: [] }],
+    ['a list of strings with escapes (a block filter\'s hashes)', { jsonrpc: '2.0', id: 'x', result: ['0xab', 'quote " and \u2028 and é'] }],
+    ['a list of strings and a bigint', { jsonrpc: '2.0', id: 1, result: ['0xab', 26n] }],
+    ['a list of byte arrays', { jsonrpc: '2.0', id: 1, result: [Uint8Array.of(1, 2)] }],
+    ['a sparse list', { jsonrpc: '2.0', id: 1, result: ['0x1', , '0x3'] as unknown as string[] }],
     ['an error', { jsonrpc: '2.0', id: 2, error: { code: -32000, message: 'header not found' } }],
     ['keys in another order', { id: 3, jsonrpc: '2.0', result: '0x2' } as unknown as JsonRpcResponse],
     [

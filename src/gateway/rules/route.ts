@@ -10,10 +10,23 @@ import { HttpMethodNotAllowedError, PathNotFoundError, ProjectIdRequiredError } 
 import type { RequestRule } from '../request.ts'
 
 const GATEWAY_PATH_RE = /^(\/ws)?\/v3(?:\/(.*))?$/
+/** What `.` in GATEWAY_PATH_RE does not match. */
+const LINE_BREAK_RE = /[\n\r\u2028\u2029]/
 
 export function createRouteRule(): RequestRule {
   return function route(state) {
     const { method, path } = state.request
+    // The common request, `POST /v3/<key>`, decided without the expression's match and its
+    // strings (the same outcome: a key with a line break, which `.` does not match, goes below).
+    if (method === 'POST' && path.startsWith('/v3/')) {
+      const query = path.indexOf('?')
+      const key = query < 0 ? path.slice(4) : path.slice(4, query)
+      if (key !== '' && !LINE_BREAK_RE.test(key)) {
+        state.apiKey = key
+        state.websocket = false
+        return
+      }
+    }
     const pathname = path.split('?', 1)[0] ?? ''
     const m = GATEWAY_PATH_RE.exec(pathname)
     if (!m) throw new PathNotFoundError()
