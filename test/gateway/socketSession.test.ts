@@ -135,7 +135,7 @@ describe('notifications', () => {
     const sink = fakeSink()
     const port = fakePort({ maxBufferedBytes: 10 })
     const outcomes: ('stall' | 'send')[] = ['stall']
-    const delivered: [string, boolean][] = []
+    const delivered: [string | Buffer, boolean][] = []
     port.event = (_s, n, held) => {
       delivered.push([n.frames[0]!, held])
       const kind = outcomes.shift() ?? 'send'

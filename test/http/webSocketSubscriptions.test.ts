@@ -87,6 +87,22 @@ const subscribe = async (socket: TestSocket, params: unknown[]) => {
 const events = (server: RunningServer) => server.control.requestLog().filter((e) => e.socket?.stage === 'event')
 
 describe('newHeads', () => {
+  it('a notification is a text frame of compact JSON, the same bytes for every subscriber but its id', async () => {
+    const s = await setup()
+    const sockets = [await s.socket(), await s.socket()]
+    const ids = [await subscribe(sockets[0]!, ['newHeads']), await subscribe(sockets[1]!, ['newHeads'])]
+    const binary: boolean[] = []
+    for (const socket of sockets) socket.ws.on('message', (_data, isBinary) => binary.push(isBinary))
+    await s.mine()
+    const texts = [await sockets[0]!.nextText(), await sockets[1]!.nextText()]
+    expect(binary).toEqual([false, false])
+    for (const [i, text] of texts.entries()) {
+      expect(text).toBe(JSON.stringify(JSON.parse(text)))
+      expect(text.startsWith(`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${ids[i]}","result":{"parentHash":"0x`)).toBe(true)
+    }
+    expect(texts[1]!.replace(ids[1]!, ids[0]!)).toBe(texts[0])
+  })
+
   it('a notification per block with geth\'s header: its fields in geth\'s order, null where the fork has none, the hash last; 50 credits each', async () => {
     const s = await setup()
     const socket = await s.socket()

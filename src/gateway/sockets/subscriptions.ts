@@ -18,7 +18,7 @@ import type { FilterBlock } from '../../chain/blocks/logs.ts'
 import type { BlockRecord } from '../../chain/blocks/types.ts'
 import type { LogJson } from '../../chain/blocks/render.ts'
 import { LimitExceededError } from '../../rpc/errors.ts'
-import { newHeadJson, notificationFrame } from '../../rpc/notifications.ts'
+import { newHeadFrame, notificationFrame } from '../../rpc/notifications.ts'
 import type { SubscriptionHost, SubscriptionSpec, SubscriptionType } from '../../rpc/subscriptions.ts'
 
 export const EVENT_PRICES: Readonly<Record<SubscriptionType, number>> = Object.freeze({ newHeads: 50, logs: 300, newPendingTransactions: 200 })
@@ -29,8 +29,8 @@ export const PENDING_WINDOW_MS = 800
 export interface Notification {
   readonly subscription: { readonly id: string; readonly type: SubscriptionType }
   readonly credits: number
-  /** The frames, in order. */
-  readonly frames: readonly string[]
+  /** The frames, in order (text frames, some as their UTF-8 bytes). */
+  readonly frames: readonly (string | Buffer)[]
 }
 
 interface Subscription {
@@ -138,11 +138,11 @@ export class SessionSubscriptions implements SubscriptionHost {
   }
 
   /** An event's frames for a subscription, in groups charged alike. */
-  #groups(sub: Subscription, event: ChainEvent): string[][] {
+  #groups(sub: Subscription, event: ChainEvent): (string | Buffer)[][] {
     const spec = sub.spec
     switch (event.type) {
       case 'blockAdded':
-        if (spec.type === 'newHeads') return [[notificationFrame(sub.id, newHeadJson(event.record))]]
+        if (spec.type === 'newHeads') return [[newHeadFrame(sub.id, event.record)]]
         if (spec.type === 'logs') return [this.#logFrames(sub.id, event.record, spec, false)]
         return []
       case 'blocksRemoved':
