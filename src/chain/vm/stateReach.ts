@@ -30,7 +30,7 @@ interface Edges {
 
 const NO_EDGES: Edges = { nodes: [], codes: [] }
 
-/** Each walked node's references, by key, in the account trie and in storage tries (one node's bytes can be in both). */
+/** Each walked node's references, by key, in the account trie and in storage tries (one node's bytes can be in both); a node that leaves the layer must be forgotten. */
 export class ReachMemo {
   readonly #accounts = new Map<string, Edges>()
   readonly #storage = new Map<string, Edges>()
@@ -56,28 +56,25 @@ export class ReachMemo {
 
 /**
  * The keys (unprefixed hex) of the nodes and code hashes the states at `roots` reach in the layer
- * `lookup` reads. With `memo`, a node `present` in the layer and walked before is not read again.
+ * `lookup` reads. With `memo` (which must forget every node that leaves the layer), a node walked
+ * before is not read again.
  */
-export function reachedKeys(
-  roots: Iterable<Uint8Array>,
-  lookup: NodeLookup,
-  memo?: { edges: ReachMemo; present: (key: string) => boolean },
-): Set<string> {
+export function reachedKeys(roots: Iterable<Uint8Array>, lookup: NodeLookup, memo?: ReachMemo): Set<string> {
   const reached = new Set<string>()
   const pending: Pending[] = []
   for (const root of roots) pending.push({ key: hexOf(root), accounts: true })
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { key, accounts } = next
     if (reached.has(key)) continue
-    let edges = memo !== undefined && memo.present(key) ? memo.edges.get(key, accounts) : undefined
+    let edges = memo?.get(key, accounts)
     if (edges === undefined) {
       const bytes = lookup(key)
       if (bytes === undefined) continue
       edges = edgesOf(RLP.decode(bytes), accounts)
-      memo?.edges.set(key, accounts, edges)
+      memo?.set(key, accounts, edges)
     }
     reached.add(key)
-    for (const node of edges.nodes) pending.push(node)
+    for (const node of edges.nodes) if (!reached.has(node.key)) pending.push(node)
     for (const code of edges.codes) reached.add(code)
   }
   return reached

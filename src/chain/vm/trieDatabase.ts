@@ -106,6 +106,7 @@ export class TrieDatabase implements DB<Key, Value> {
 
   async del(key: Key): Promise<void> {
     const layer = this.#top.layer
+    layer.reach?.forget(keyOf(key))
     if (layer.parent) layer.entries.set(flatString(keyOf(key)), DELETED)
     else layer.entries.delete(keyOf(key))
   }
@@ -178,7 +179,7 @@ export class TrieDatabase implements DB<Key, Value> {
       const value = entries.get(key)
       return typeof value === 'string' ? bytesOf(value) : (value ?? undefined)
     }
-    const reached = reachedKeys(roots, lookup, { edges, present: (key) => entries.get(key) != null })
+    const reached = reachedKeys(roots, lookup, edges)
     let dropped = 0
     for (const [key, value] of entries) {
       if (key.length !== 64 || value === DELETED || reached.has(key)) continue
