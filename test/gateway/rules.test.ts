@@ -117,6 +117,29 @@ describe('host', () => {
     const none = createHostRule({ serviceHost: 'rpc.test', networks: new Map() })
     expect(() => none(state({ host: '127.0.0.1' }))).toThrow(UnknownNetworkError)
   })
+  it('reads the map live when the same Host comes again: a network replaced, added or not served is seen at once', () => {
+    const live = new Map<string, Network>([['ethereum', { name: 'ethereum', host: 'ethereum-mainnet.rpc.test', chain: CHAINS.ethereum }]])
+    const rule = createHostRule({ serviceHost: 'rpc.test', networks: live })
+    const found = (h: string | undefined, network?: string) => {
+      const s = state({ host: h, ...(network ? { network } : {}) })
+      rule(s)
+      return s.network
+    }
+    const first = found('ethereum-mainnet.rpc.test')
+    expect(found('ethereum-mainnet.rpc.test')).toBe(first)
+    const replaced: Network = { name: 'ethereum', host: 'ethereum-mainnet.rpc.test', chain: CHAINS.ethereum }
+    live.set('ethereum', replaced)
+    expect(found('ethereum-mainnet.rpc.test')).toBe(replaced)
+    expect(found('127.0.0.1:8545')).toBe(replaced)
+    expect(() => found('polygon-mainnet.rpc.test')).toThrow(UnknownNetworkError)
+    const polygon: Network = { name: 'polygon', host: 'polygon-mainnet.rpc.test', chain: CHAINS.ethereum }
+    live.set('polygon', polygon)
+    expect(found('polygon-mainnet.rpc.test')).toBe(polygon)
+    // A network's own port: that network, and a Host naming another is refused, whatever came before.
+    expect(found('polygon-mainnet.rpc.test', 'polygon')).toBe(polygon)
+    expect(() => found('polygon-mainnet.rpc.test', 'ethereum')).toThrow()
+    expect(found('127.0.0.1:8545')).toBe(replaced)
+  })
   it('checks its options once', () => {
     expect(() => createHostRule({ serviceHost: 'other.test', networks })).toThrow(TypeError)
   })

@@ -41,11 +41,6 @@ function namesNetwork(name: string, under: string): boolean {
   return name.includes('-mainnet.') || name.endsWith(under)
 }
 
-/** The network of a Host that names none: the first served. */
-export function defaultNetwork(networks: ReadonlyMap<string, Network>): Network | undefined {
-  return networks.values().next().value
-}
-
 export function createHostRule(options: HostRuleOptions): RequestRule {
   const hostOf = options.hostOf ?? networkHost
   for (const [name, network] of options.networks) {
@@ -55,8 +50,18 @@ export function createHostRule(options: HostRuleOptions): RequestRule {
   }
   const suffix = hostOf('', options.serviceHost)
   const under = `.${options.serviceHost}`
+  // The last Host header that found a network, and the key it was found under: the same header
+  // (a client sends its own on every request) finds it again while the map still holds it there.
+  let seenHeader: string | undefined
+  let seenKey: string | undefined
+  let seenNetwork: Network | undefined
   return function host(state) {
-    const name = hostName(state.request.host ?? '')
+    const header = state.request.host ?? ''
+    if (state.request.network === undefined && header === seenHeader && options.networks.get(seenKey!) === seenNetwork) {
+      state.network = seenNetwork
+      return
+    }
+    const name = hostName(header)
     if (state.request.network !== undefined) {
       const lane = options.networks.get(state.request.network)
       if (!lane) throw new UnknownNetworkError(name, [...options.networks.values()].map((n) => n.host))
@@ -65,8 +70,13 @@ export function createHostRule(options: HostRuleOptions): RequestRule {
       return
     }
     const named = namesNetwork(name, under)
-    const network = !named ? defaultNetwork(options.networks) : name.endsWith(suffix) ? options.networks.get(name.slice(0, -suffix.length)) : undefined
+    // Unnamed: the default network, the first served.
+    const key = !named ? options.networks.keys().next().value : name.endsWith(suffix) ? name.slice(0, -suffix.length) : undefined
+    const network = key === undefined ? undefined : options.networks.get(key)
     if (!network || (named && network.host !== name)) throw new UnknownNetworkError(name, [...options.networks.values()].map((n) => n.host))
+    seenHeader = header
+    seenKey = key
+    seenNetwork = network
     state.network = network
   }
 }
