@@ -4,6 +4,7 @@
  * and where its contents came from (`ChainOrigin`).
  */
 import type { Common } from '@ethereumjs/common'
+import type { RawJson } from '../encoding/rawJson.ts'
 import type { VM } from '@ethereumjs/vm'
 import type { BlockStore } from './blocks/blockStore.ts'
 import type { ChainReader } from './blocks/chainReader.ts'
@@ -12,6 +13,7 @@ import type { ChainSource } from './chainOptions.ts'
 import type { PoolTransaction } from './pool/poolTransaction.ts'
 import type { TxPool } from './pool/txPool.ts'
 import type { ChainStore, EditedState } from './store/chainStore.ts'
+import type { RenderedForm } from './store/renderedJson.ts'
 import { readyState } from './store/readStates.ts'
 import type { BlockStateManager } from './vm/blockState.ts'
 import type { KeyBook } from './vm/keyBook.ts'
@@ -141,6 +143,11 @@ export abstract class ChainReads implements ChainReader {
   /** Keeps a word read at `record` for `storageWord`. */
   keepStorageWord(record: BlockRecord, key: string, word: string): void {
     this.store.storageWords.keep(record, key, word)
+  }
+
+  /** `record`'s `form` as JSON text, kept by the store (./store/renderedJson.ts) or rendered now by `render`. */
+  renderedJson(record: BlockRecord, form: RenderedForm, render: () => RawJson): RawJson {
+    return this.store.renderedJson.of(record, form, render)
   }
 
   /** The state root reads of `record` see: its header's, or the one its state edits gave. */

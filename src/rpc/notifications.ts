@@ -5,6 +5,8 @@
  */
 import { renderHeader } from '../chain/blocks/renderBlock.ts'
 import type { BlockRecord } from '../chain/blocks/types.ts'
+import type { ChainReads } from '../chain/chainReads.ts'
+import { RawJson } from '../encoding/rawJson.ts'
 
 /** `types.Header`'s JSON fields in geth's order (geth 1.17), the hash after them. */
 const HEADER_FIELDS = [
@@ -33,20 +35,15 @@ const HEADER_FIELDS = [
   'slotNumber',
 ] as const
 
-const headers = new WeakMap<BlockRecord, Buffer>()
-
-/** A block's header as a newHeads notification carries it, as JSON bytes (kept per block). */
-function newHeadBytes(record: BlockRecord): Buffer {
-  let bytes = headers.get(record)
-  if (bytes === undefined) {
+/** A block's header as a newHeads notification carries it, as JSON bytes (kept by the chain's store: chain/store/renderedJson.ts). */
+function newHeadBytes(chain: ChainReads, record: BlockRecord): Buffer {
+  return chain.renderedJson(record, 'newHead', () => {
     const fields = renderHeader(record.block)
     const header: Record<string, unknown> = {}
     for (const name of HEADER_FIELDS) header[name] = fields[name] ?? null
     header.hash = record.hash
-    bytes = Buffer.from(JSON.stringify(header))
-    headers.set(record, bytes)
-  }
-  return bytes
+    return new RawJson(JSON.stringify(header))
+  }).bytes
 }
 
 const FRAME_END = Buffer.from('}}')
@@ -56,9 +53,9 @@ const FRAME_END = Buffer.from('}}')
  * encoded once and copied into each subscriber's frame (a text frame of 1.4 KB per socket was
  * encoded to UTF-8 again for every socket, and its length measured once more).
  */
-export function newHeadFrame(subscription: string, record: BlockRecord): Buffer {
+export function newHeadFrame(chain: ChainReads, subscription: string, record: BlockRecord): Buffer {
   const head = Buffer.from(framePrefix(subscription))
-  const result = newHeadBytes(record)
+  const result = newHeadBytes(chain, record)
   return Buffer.concat([head, result, FRAME_END], head.length + result.length + FRAME_END.length)
 }
 

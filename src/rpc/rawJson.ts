@@ -1,35 +1,13 @@
 /**
- * Results that are already JSON text, and the one serializer of JSON-RPC responses that splices
- * them in as they are. A method whose answer never changes (a block's receipts) renders it once
- * and returns a `RawJson`; the response is then written without walking the value again.
+ * The one serializer of JSON-RPC responses, splicing results that are already JSON text
+ * (../encoding/rawJson.ts) in as they are. A method whose answer never changes (a block, its
+ * receipts) returns the `RawJson` the chain keeps; the response is then written without walking
+ * the value again.
  */
 import { jsonReplacer } from '../encoding/hex.ts'
+import { RawJson } from '../encoding/rawJson.ts'
 import { RawId } from './rawIds.ts'
 import type { JsonRpcId, JsonRpcResponse } from './types.ts'
-
-/** JSON text standing for a value. `JSON.stringify` of it writes the same value (`toJSON`). */
-export class RawJson {
-  readonly json: string
-  #bytes: Buffer | undefined
-  constructor(json: string) {
-    this.json = json
-  }
-
-  /** The text in UTF-8, encoded on first use. */
-  get bytes(): Buffer {
-    this.#bytes ??= Buffer.from(this.json, 'utf8')
-    return this.#bytes
-  }
-
-  /** The value as `JSON.stringify(value, jsonReplacer)` writes it. */
-  static of(value: unknown): RawJson {
-    return new RawJson(JSON.stringify(value, jsonReplacer))
-  }
-
-  toJSON(): unknown {
-    return JSON.parse(this.json)
-  }
-}
 
 /**
  * One response, or a batch, as `JSON.stringify(payload, jsonReplacer)` writes it (the same bytes),

@@ -13,7 +13,7 @@ import { ServerError } from './errors.ts'
 import type { RpcContext } from './method.ts'
 import { ArgumentError, optional } from './params.ts'
 import type { Param } from './params.ts'
-import { RawJson } from './rawJson.ts'
+import { RawJson } from '../encoding/rawJson.ts'
 
 export interface TraceOptions {
   request: TraceRequest

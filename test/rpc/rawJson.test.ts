@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest'
 import { jsonReplacer } from '../../src/encoding/hex.ts'
 import { jsonRpcResponse } from '../../src/gateway/response.ts'
-import { RawJson, serializeResponses } from '../../src/rpc/rawJson.ts'
+import { RawJson } from '../../src/encoding/rawJson.ts'
+import { serializeResponses } from '../../src/rpc/rawJson.ts'
 
 const text = (body: string | Buffer) => (typeof body === 'string' ? body : body.toString('utf8'))
 import type { JsonRpcResponse } from '../../src/rpc/types.ts'

@@ -94,10 +94,14 @@ describe.skipIf(!hasSharedFixtures)('reads on the hive chain', () => {
       expect(await result('eth_getTransactionReceipt', [`0x${'22'.repeat(32)}`])).toBeNull()
     })
 
-    it('is rendered once per form and kept', () => {
+    it('is answered from the text its store kept, the same as rendered anew', async () => {
       const record = rpc.chain.byNumber(1n)!
-      expect(renderBlock(record, true)).toBe(renderBlock(record, true))
-      expect(renderBlock(record, false)).toBe(renderBlock(record, false))
+      for (const full of [true, false]) {
+        const first = await result('eth_getBlockByNumber', [q(1n), full])
+        expect(rpc.chain.renderedJson(record, full ? 'fullBlock' : 'block', () => { throw new Error('rendered again') }).toJSON()).toEqual(first)
+        expect(await result('eth_getBlockByHash', [record.hash, full])).toEqual(first)
+        expect(JSON.parse(JSON.stringify(renderBlock(record, full)))).toEqual(first)
+      }
     })
   })
 

@@ -6,7 +6,8 @@
  * hashes or in full), `uncles` (their hashes) and, from Shanghai, `withdrawals`. No
  * `totalDifficulty`: geth dropped it after the Merge. Keys come sorted, as Go writes a map.
  *
- * A block is rendered once per form and kept beside its record: the chain never changes a block.
+ * Rendered anew on each call: what is kept of a rendering is its JSON text, by the store
+ * (../store/renderedJson.ts), bounded in bytes.
  */
 import type { Block } from '@ethereumjs/block'
 import { toData, toQuantity } from '../../encoding/hex.ts'
@@ -14,26 +15,8 @@ import type { BlockRecord } from './types.ts'
 
 export type BlockJson = Record<string, unknown> & { hash: string; transactions: unknown[] }
 
-interface Rendered {
-  hashes?: BlockJson
-  full?: BlockJson
-}
-
-const cache = new WeakMap<BlockRecord, Rendered>()
-
 /** The block of `record`, with transaction hashes or (`fullTransactions`) the transactions themselves. */
 export function renderBlock(record: BlockRecord, fullTransactions: boolean): BlockJson {
-  let rendered = cache.get(record)
-  if (!rendered) {
-    rendered = {}
-    cache.set(record, rendered)
-  }
-  const key = fullTransactions ? 'full' : 'hashes'
-  rendered[key] ??= build(record, fullTransactions)
-  return rendered[key]
-}
-
-function build(record: BlockRecord, fullTransactions: boolean): BlockJson {
   const block = record.block
   const fields: Record<string, unknown> = {
     ...renderHeader(block),

@@ -7,17 +7,15 @@
  * The state manager and the VM are made on first use (`getState()`, `getVm()`): a chain that only
  * answers reads never loads `@ethereumjs/vm` and `@ethereumjs/evm` (see ../vm/vmLibraries.ts).
  *
- * The head changes in three places only: `append` (a block mined on the head), `rewind` (back to
- * an earlier list of blocks: a restore) and `replaceAfter` (a reorg's branch in place of the
- * tail). Whatever must follow the head (chain events for filters and subscriptions) is told from
- * there.
+ * The head changes in three places only: `append` (a block mined on the head), `rewind` (back to an
+ * earlier list of blocks: a restore) and `replaceAfter` (a reorg's branch in place of the tail).
+ * Whatever must follow the head (chain events for filters and subscriptions) is told from there.
  *
  * The head's state can also change without a block: state edits (`editHead`: Anvil's
- * `anvil_setBalance`...) are applied to it, and the root they give is what reads of the head see
- * and what the next block executes on (`stateRootOf`); the head's header keeps the root it was
- * mined with. The edits are kept per block (`editsOf`), for an export and for snapshots; they go
- * with their block when a rewind or a reorg removes it. (Its option and content types:
- * ./storeTypes.ts; the read states it keeps: ./readStates.ts.)
+ * `anvil_setBalance`...) are applied to it, and the root they give is what reads of the head see and
+ * what the next block executes on (`stateRootOf`); the head's header keeps the root it was mined
+ * with. The edits are kept per block (`editsOf`), for an export and for snapshots; they go with
+ * their block when a rewind or a reorg removes it. (Its option and content types: ./storeTypes.ts.)
  */
 import type { Common } from '@ethereumjs/common'
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
@@ -33,6 +31,7 @@ import { stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
 import { ForkCommons } from './forkCommons.ts'
 import { ReadStates } from './readStates.ts'
 import { StateHistory } from './stateHistory.ts'
+import { RenderedJson } from './renderedJson.ts'
 import { StorageWords } from './storageWords.ts'
 import { TrieDatabase } from '../vm/trieDatabase.ts'
 import type { TrieLayer } from '../vm/trieDatabase.ts'
@@ -67,6 +66,8 @@ export class ChainStore implements ChainReader {
   readonly #history: StateHistory
   /** The words `eth_getStorageAt` answered at the last block read, emptied where a block's state may change (./storageWords.ts). */
   readonly storageWords = new StorageWords()
+  /** Blocks, receipts and headers rendered to JSON text, by block hash, bounded in bytes (./renderedJson.ts). */
+  readonly renderedJson = new RenderedJson()
 
   constructor(opts: ChainStoreOptions) {
     this.name = opts.name

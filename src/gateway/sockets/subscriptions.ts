@@ -142,7 +142,7 @@ export class SessionSubscriptions implements SubscriptionHost {
     const spec = sub.spec
     switch (event.type) {
       case 'blockAdded':
-        if (spec.type === 'newHeads') return [[newHeadFrame(sub.id, event.record)]]
+        if (spec.type === 'newHeads') return [[newHeadFrame(this.#options.chain, sub.id, event.record)]]
         if (spec.type === 'logs') return [this.#logFrames(sub.id, event.record, spec, false)]
         return []
       case 'blocksRemoved':

@@ -1,7 +1,7 @@
 import { traceMined, TraceError } from '../../chain/tracing/replay.ts'
 import { tracerFactory } from '../../chain/tracing/tracers.ts'
 import { defineMethod } from '../method.ts'
-import { RawJson } from '../rawJson.ts'
+import { RawJson } from '../../encoding/rawJson.ts'
 import { budgetFor, traceFailure, traceOptions } from '../traceConfig.ts'
 import { hash } from '../validators.ts'
 

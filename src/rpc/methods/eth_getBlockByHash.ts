@@ -1,4 +1,5 @@
 import { renderBlock } from '../../chain/blocks/renderBlock.ts'
+import { RawJson } from '../../encoding/rawJson.ts'
 import { defineMethod } from '../method.ts'
 import { hash, bool } from '../validators.ts'
 
@@ -8,6 +9,6 @@ export const eth_getBlockByHash = defineMethod({
   params: [hash, bool],
   run([blockHash, full], { chain }) {
     const record = chain.byHash(blockHash)
-    return record ? renderBlock(record, full) : null
+    return record ? chain.renderedJson(record, full ? 'fullBlock' : 'block', () => RawJson.of(renderBlock(record, full))) : null
   },
 })

@@ -1,4 +1,5 @@
 import { renderBlock } from '../../chain/blocks/renderBlock.ts'
+import { RawJson } from '../../encoding/rawJson.ts'
 import { defineMethod } from '../method.ts'
 import { blockNumber, bool } from '../validators.ts'
 
@@ -11,6 +12,6 @@ export const eth_getBlockByNumber = defineMethod({
   params: [blockNumber, bool],
   run([selector, full], { chain }) {
     const record = chain.resolve(selector)
-    return record ? renderBlock(record, full) : null
+    return record ? chain.renderedJson(record, full ? 'fullBlock' : 'block', () => RawJson.of(renderBlock(record, full))) : null
   },
 })

@@ -1,15 +1,11 @@
-import type { BlockRecord } from '../../chain/blocks/types.ts'
+import { RawJson } from '../../encoding/rawJson.ts'
 import { defineMethod } from '../method.ts'
-import { RawJson } from '../rawJson.ts'
 import { blockNumberOrHashOrDecimal } from '../validators.ts'
-
-/** Each block's receipts as JSON text, written on the first request (blocks added later too). */
-const receiptsJson = new WeakMap<BlockRecord, RawJson>()
 
 /**
  * Every receipt of a block, in transaction order, or null when there is no such block. Answered
- * from what the chain rendered at load: nothing is re-executed, and the JSON text is written once
- * per block and spliced into every response.
+ * from what the chain rendered at load: nothing is re-executed, and the JSON text, kept by the
+ * chain's store (chain/store/renderedJson.ts), is spliced into every response.
  */
 export const eth_getBlockReceipts = defineMethod({
   name: 'eth_getBlockReceipts',
@@ -17,8 +13,6 @@ export const eth_getBlockReceipts = defineMethod({
   run([selector], { chain }) {
     const record = chain.resolve(selector)
     if (!record) return null
-    let json = receiptsJson.get(record)
-    if (!json) receiptsJson.set(record, (json = RawJson.of(record.receipts)))
-    return json
+    return chain.renderedJson(record, 'receipts', () => RawJson.of(record.receipts))
   },
 })
