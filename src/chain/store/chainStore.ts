@@ -155,10 +155,7 @@ export class ChainStore implements ChainReader {
     return this.blockchain.transactionByHash(hash)
   }
 
-  /**
-   * The block a selector names, or undefined for an unknown hash or a future number. `pending`
-   * is the head: pooled transactions are not executed until they are mined.
-   */
+  /** The block a selector names, or undefined for an unknown hash or a future number. `pending` is the head. */
   resolve(selector: BlockSelector): BlockRecord | undefined {
     switch (selector.kind) {
       case 'number':
