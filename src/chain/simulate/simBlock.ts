@@ -228,12 +228,12 @@ async function seal(vm: VM, fields: HeaderData, s: Sealing): Promise<Block> {
   const header: HeaderData = {
     ...fields,
     stateRoot: s.stateRoot,
-    transactionsTrie: await genTransactionsTrieRoot(s.txs),
+    transactionsTrie: await genTransactionsTrieRoot(s.txs, new MerklePatriciaTrie({ common })),
     receiptTrie,
     logsBloom: bloom.bitvector,
     gasUsed: s.gasUsed,
   }
-  if (withdrawals !== undefined) header.withdrawalsRoot = await genWithdrawalsTrieRoot(withdrawals)
+  if (withdrawals !== undefined) header.withdrawalsRoot = await genWithdrawalsTrieRoot(withdrawals, new MerklePatriciaTrie({ common }))
   if (common.isActivatedEIP(4844)) header.blobGasUsed = s.blobGasUsed
   if (s.requests !== undefined) header.requestsHash = s.requests
   const sealed = createBlockHeader(header, { common, skipConsensusFormatValidation: true })
