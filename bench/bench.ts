@@ -33,7 +33,7 @@ import { GatewayChild } from './gatewayChild.ts'
 import { localhostLookup } from '../src/http/client.ts'
 import type { LoadResult } from './load.ts'
 import type { Endpoint } from './processes.ts'
-import { LOOPBACK, closeControlConnections, freePort, post, residentMemory, spawnTracked, stopAll } from './processes.ts'
+import { LOOPBACK, closeControlConnections, freePort, residentMemory, spawnTracked, stopAll } from './processes.ts'
 import { figureOf, formatTable, targetsLine, withVerdicts } from './report.ts'
 import { REFERENCE_ROW, TARGETS } from './targets.ts'
 import { checkoutBefore } from './before.ts'
@@ -478,7 +478,9 @@ async function main(argv: string[]): Promise<number> {
     const newHeadsSubscribers = [1, 100].filter((n) => wanted(`newHeads.${n}`))
     if (opts.newHeadsBlocks > 0 && newHeadsSubscribers.length > 0) {
       log(`newHeads latency (${opts.newHeadsBlocks} blocks per row, after 3 unmeasured)...`)
-      const control: Endpoint = { name: 'gateway-double control', port: gdChild.port, path: `/_double/networks/${BENCH_NETWORK}/mine`, host: `${LOOPBACK}:${gdChild.port}` }
+      // Mined as Anvil's blocks are, by `evm_mine`: on the test endpoint (until session 9 the control
+      // route `POST /_double/networks/bench/mine`, which goes through Express: ~10% of the row's CPU).
+      const testEndpoint = new RpcClient({ name: 'gateway-double test endpoint', port: gdChild.port, path: `/_double/rpc/${BENCH_NETWORK}`, host: `${LOOPBACK}:${gdChild.port}` })
       const blockTimes = new Map<number, number>()
       gdChild.process.child.on('message', (m: FromServer) => {
         if (m.type === 'block') blockTimes.set(m.number, m.at)
@@ -490,10 +492,7 @@ async function main(argv: string[]): Promise<number> {
         ...(await newHeadsRows({
           gatewayDouble: { port: gdChild.port, network: BENCH_NETWORK, key: BENCH_KEY, blockTimes },
           anvil: { port: anvilPort, mine: async () => void (await anvil.call('evm_mine')) },
-          mineGatewayDouble: async () => {
-            const answer = await post(control, '')
-            if (answer.status !== 200) throw new Error(`gateway-double mine: HTTP ${answer.status}: ${answer.body.slice(0, 200)}`)
-          },
+          mineGatewayDouble: async () => void (await testEndpoint.call('evm_mine')),
           subscribers: newHeadsSubscribers,
           blocks: opts.newHeadsBlocks,
           warmup: 3,
@@ -638,7 +637,7 @@ async function main(argv: string[]): Promise<number> {
       )
     }
     if (latencyRows.length > 0) {
-      out.push(`newHeads: from the mine request (gateway-double's control route, Anvil's evm_mine) to each subscriber's notification; the last subscriber's median: ${latencyRows.map((r) => `${r.id} gateway-double ${r.gatewayDouble.lastP50Ms.toFixed(2)} ms, Anvil ${r.anvil.lastP50Ms.toFixed(2)} ms`).join('; ')}`)
+      out.push(`newHeads: from the mine request (evm_mine on both) to each subscriber's notification; the last subscriber's median: ${latencyRows.map((r) => `${r.id} gateway-double ${r.gatewayDouble.lastP50Ms.toFixed(2)} ms, Anvil ${r.anvil.lastP50Ms.toFixed(2)} ms`).join('; ')}`)
       const delivery = latencyRows.filter((r) => r.gatewayDouble.fromBlock !== undefined)
       if (delivery.length > 0) {
         out.push(`newHeads delivery in gateway-double, from the block's chain event to each notification (no mining): ${delivery.map((r) => `${r.id} p50 ${r.gatewayDouble.fromBlock!.p50Ms.toFixed(2)} ms, p99 ${r.gatewayDouble.fromBlock!.p99Ms.toFixed(2)} ms`).join('; ')}`)

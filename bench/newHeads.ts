@@ -1,6 +1,6 @@
 /**
- * newHeads latency: how long from asking a server to mine a block (gateway-double's control route
- * `POST /_double/networks/<name>/mine`, Anvil's `evm_mine`) until each subscriber's socket has the
+ * newHeads latency: how long from asking a server to mine a block (`evm_mine` on both: on
+ * gateway-double's test endpoint `POST /_double/rpc/<name>`) until each subscriber's socket has the
  * block's `eth_subscription` notification, with 1 and with 100 subscribers (one socket each, one
  * `newHeads` subscription each). Blocks are mined one at a time: the next once every subscriber
  * has the last. Samples are one per subscriber per block; the last subscriber of each block is
