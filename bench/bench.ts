@@ -518,7 +518,7 @@ async function main(argv: string[]): Promise<number> {
         ...(await loopRowsOnFreshServers({
           ids: loopRows, startGatewayDouble, genesisPath, gasLimit: BigInt(genesis.gasLimit), blocks,
           chainId: index.chainId, token: token as `0x${string}`, deployData, keys,
-          durationMs: opts.durationMs, rounds: opts.rounds, mineBlocks: opts.mineBlocks, log,
+          durationMs: opts.durationMs, warmupMs: opts.warmupMs, rounds: opts.rounds, mineBlocks: opts.mineBlocks, log,
         })),
       )
     }

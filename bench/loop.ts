@@ -1,6 +1,6 @@
 /**
  * The transaction-loop rows of `npm run bench` (./testLoop.ts) alone, for working on them:
- * `npx tsx bench/loop.ts [--duration <s>] [--rounds <n>] [--mine-blocks <n>] [--only <id,...>] [--cpu-prof <dir>]`.
+ * `npx tsx bench/loop.ts [--duration <s>] [--warmup <s>] [--rounds <n>] [--mine-blocks <n>] [--only <id,...>] [--cpu-prof <dir>]`.
  * Runs each row on a fresh pair of servers, as `npm run bench` does (./loopPairs.ts): gateway-double
  * from the source (bench/gatewayServer.ts through tsx, control on; with `--cpu-prof`, a CPU profile per
  * row written to <dir> when it stops) and Anvil with the bench chain replayed; prints the rows.
@@ -20,6 +20,7 @@ import { LOOP_ROW_IDS } from './testLoop.ts'
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '0.5' },
     rounds: { type: 'string', default: '3' },
     'mine-blocks': { type: 'string', default: '1000' },
     only: { type: 'string' },
@@ -57,6 +58,7 @@ try {
     deployData: blocks[0]!.calls.find((c) => c.to === undefined)!.data as Hex,
     keys: index.accounts.filter((a) => /^s3\d$/.test(a.name)).map((a) => a.privateKey as Hex),
     durationMs: Number(values.duration) * 1000,
+    warmupMs: Number(values.warmup) * 1000,
     rounds: Number(values.rounds),
     mineBlocks: Number(values['mine-blocks']),
     log,

@@ -35,6 +35,8 @@ export interface TestLoopOptions {
   /** Funded accounts holding tokens, one per row (6). */
   keys: readonly Hex[]
   durationMs: number
+  /** Unmeasured operations first, for this long on each server (at least one); not for once-a-round rows. */
+  warmupMs: number
   rounds: number
   /** Empty blocks per `anvil_mine` (1,000 unless a smaller run asks fewer). */
   mineBlocks: number
@@ -248,11 +250,16 @@ export async function testLoopRows(opts: TestLoopOptions): Promise<ThroughputRow
     const account = privateKeyToAccount(opts.keys[n]!)
     const sides = await Promise.all(servers.map((s) => row.side(s.name, s.rpc, s.endpoint, account)))
     const times = servers.map(() => ({ ops: [] as number[][], seconds: [] as number[], failed: 0, next: 0 }))
-    // One unmeasured operation each first (a first send loads and compiles what the next ones reuse).
+    // Unmeasured operations first, for `warmupMs` (at least one) on each server: each row starts on
+    // a fresh server (./loopPairs.ts), whose first operations load and compile what the next ones
+    // reuse, as the throughput rows warm up first. A suite pays that once, not per operation.
     if (row.perRound === undefined) {
       for (const [k, side] of sides.entries()) {
-        await side.prepare?.(times[k]!.next)
-        if (!(await attempt(servers[k]!.name, row.id, side, times[k]!.next++))) times[k]!.failed++
+        const started = performance.now()
+        do {
+          await side.prepare?.(times[k]!.next)
+          if (!(await attempt(servers[k]!.name, row.id, side, times[k]!.next++))) times[k]!.failed++
+        } while (performance.now() - started < opts.warmupMs)
       }
     }
     for (let round = 1; round <= opts.rounds; round++) {
