@@ -10,17 +10,7 @@ import type { MerklePatriciaTrie, MPTNode, Path } from '@ethereumjs/mpt'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { followPath, ownFindPath, patchFindPath } from '../../src/chain/vm/triePath.ts'
-
-/** Deterministic bytes. */
-function bytes(seed: number, length: number): Uint8Array {
-  const out = new Uint8Array(length)
-  let x = seed * 2654435761
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) >>> 0
-    out[i] = x >>> 24
-  }
-  return out
-}
+import { bytes, fillTrie } from '../support/trieFixture.ts'
 
 const shown = (node: MPTNode | null) => (node === null ? null : bytesToHex(node.serialize()))
 const pathShown = (path: Path) => ({ node: shown(path.node), remaining: path.remaining, stack: path.stack.map(shown) })
@@ -33,17 +23,7 @@ function unpatched(trie: MerklePatriciaTrie): MerklePatriciaTrie {
 
 async function filled(useKeyHashing: boolean): Promise<{ trie: MerklePatriciaTrie; keys: Uint8Array[] }> {
   const trie = unpatched(await createMPT({ useKeyHashing }))
-  const keys: Uint8Array[] = []
-  for (let i = 0; i < 300; i++) {
-    const key = bytes(i, 1 + (i % 40))
-    keys.push(key)
-    // Short values make nodes under 32 bytes, embedded in their parents.
-    await trie.put(key, bytes(i + 1000, 1 + (i % 3 === 0 ? 1 : 40)))
-  }
-  await trie.put(hexToBytes('0xabcd'), hexToBytes('0x01'))
-  await trie.put(hexToBytes('0xabcdef'), hexToBytes('0x02'))
-  await trie.put(hexToBytes('0xabcdef01'), hexToBytes('0x03'))
-  return { trie, keys }
+  return { trie, keys: await fillTrie(trie) }
 }
 
 describe('followPath', () => {

@@ -9,17 +9,7 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { trieGet } from '../../src/chain/vm/trieRead.ts'
-
-/** Deterministic bytes. */
-function bytes(seed: number, length: number): Uint8Array {
-  const out = new Uint8Array(length)
-  let x = seed * 2654435761
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) >>> 0
-    out[i] = x >>> 24
-  }
-  return out
-}
+import { bytes, fillTrie } from '../support/trieFixture.ts'
 
 async function compare(trie: MerklePatriciaTrie, keys: Uint8Array[]): Promise<number> {
   let found = 0
@@ -36,17 +26,8 @@ describe('trieGet', () => {
   for (const useKeyHashing of [true, false]) {
     it(`answers as get does, ${useKeyHashing ? 'hashed' : 'plain'} keys`, async () => {
       const trie = await createMPT({ useKeyHashing })
-      const keys: Uint8Array[] = []
-      for (let i = 0; i < 300; i++) {
-        const key = bytes(i, 1 + (i % 40))
-        keys.push(key)
-        // Short values make nodes under 32 bytes, embedded in their parents.
-        await trie.put(key, bytes(i + 1000, 1 + (i % 3 === 0 ? 1 : 40)))
-      }
+      const keys = await fillTrie(trie)
       // Prefixes of stored keys (a branch's value, or a path that stops in an extension or a leaf) and strangers.
-      await trie.put(hexToBytes('0xabcd'), hexToBytes('0x01'))
-      await trie.put(hexToBytes('0xabcdef'), hexToBytes('0x02'))
-      await trie.put(hexToBytes('0xabcdef01'), hexToBytes('0x03'))
       const probes = [...keys, ...keys.map((k) => k.subarray(0, Math.max(1, k.length - 1))), ...Array.from({ length: 100 }, (_, i) => bytes(i + 5000, 20))]
       probes.push(hexToBytes('0xab'), hexToBytes('0xabcd'), hexToBytes('0xabcdef'), hexToBytes('0xabcdef01'), hexToBytes('0xabcdef0102'), hexToBytes('0xabce'))
       expect(await compare(trie, probes)).toBeGreaterThanOrEqual(303)
