@@ -75,14 +75,15 @@ function loadBundle() {
     // No cache yet.
   }
   // CommonJS's own wrapper, on the source's first line: line numbers in stacks stay the file's.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  // The bundle's import() of the packages it leaves out (ws, solc) is this module's import(),
+  // passed in as `__gatewayDoubleImport` (scripts/build.mjs): code V8 restores from a cache loses
+  // vm.Script's importModuleDynamically on Node 20, and its own import() would fail.
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __gatewayDoubleImport) {${source}\n})`, {
     filename: file,
     cachedData,
-    // import() in the bundle (ws, solc, jose): Node's own loader, resolved from the file.
-    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier) => import(specifier)),
   })
   const module = { exports: {} }
-  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file))
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), (specifier) => import(specifier))
   let due = cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true)
   const save = () => {
     if (!due) return

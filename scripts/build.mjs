@@ -140,6 +140,7 @@ async function bundle() {
     },
   }
   const define = { 'globalThis.GATEWAY_DOUBLE_CODE_HASH': JSON.stringify(codeHash().update(`@ethereumjs/vm@${vmVersion}`).digest('hex')) }
+  const cliExternal = ['express', 'solc', 'secp256k1', 'ws']
   // CommonJS in one file: bin/gateway-double.js compiles it with node:vm and V8's code cache
   // (Node 20 has none for ES modules). import.meta.url becomes the file's own URL.
   const cli = await esbuild.build({
@@ -150,7 +151,7 @@ async function bundle() {
     format: 'cjs',
     platform: 'node',
     target: 'node20',
-    external: ['express', 'solc', 'secp256k1', 'ws'],
+    external: cliExternal,
     // ES module builds first: hash-wasm's `main` is a UMD file that Node's CommonJS lexer would scan whole.
     mainFields: ['module', 'main'],
     banner: { js: '"use strict";\nconst __gatewayDoubleUrl = require("node:url").pathToFileURL(__filename).href;' },
@@ -165,9 +166,15 @@ async function bundle() {
     write: false,
     logLevel: 'warning',
   })
-  // The first line names the bundle by its hash: the code cache's key (bin/gateway-double.js).
+  // The bundle's import() of a package left outside it (ws, solc) calls `__gatewayDoubleImport`,
+  // which bin/gateway-double.js passes in (its own import(), from an ES module): in code that V8
+  // restored from the code cache, Node 20 loses vm.Script's importModuleDynamically, and import()
+  // fails with "A dynamic import callback was not specified".
   const [built] = cli.outputFiles
-  writeFileSync(built.path, `// gateway-double cli ${createHash('sha256').update(built.contents).digest('hex').slice(0, 16)}\n${built.text}`)
+  const text = built.text.replace(/\bimport\(("[^"]+")\)/g, (call, specifier) => (cliExternal.includes(JSON.parse(specifier)) ? `__gatewayDoubleImport(${specifier})` : call))
+  if (/\bimport\("/.test(text)) throw new Error('dist/cli.cjs: an import() of a package the bundle does not hold and __gatewayDoubleImport does not cover')
+  // The first line names the bundle by its hash: the code cache's key (bin/gateway-double.js).
+  writeFileSync(built.path, `// gateway-double cli ${createHash('sha256').update(text).digest('hex').slice(0, 16)}\n${text}`)
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: entries,

@@ -31,6 +31,7 @@ import { ethereumAccounts } from '../../src/fixtures/index.ts'
 import { castBinary } from '../support/cast.ts'
 import { writeConsumerProject } from '../support/consumerProject.ts'
 import { SNIPPET_PAGES, snippetFile, snippetsOf } from '../support/docSnippets.ts'
+import { openSocket } from '../support/socket.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const HERE = fileURLToPath(new URL('./package/', import.meta.url))
@@ -391,6 +392,14 @@ contract Hello {
       const server = await startCommand(['--port', '0'])
       try {
         expect(await postJson(server.port, '/v3/deadbeefdeadbeefdeadbeefdeadbeef', ETH_BLOCK_NUMBER, 'ethereum-mainnet.localhost')).toEqual({ jsonrpc: '2.0', id: 1, result: '0x6' })
+        // A WebSocket imports \`ws\` at its first upgrade: an import() from the bundle, which code
+        // restored from the cache could not make (the upgrade hung up) until the bin passed its own in.
+        const socket = await openSocket(`ws://ethereum-mainnet.localhost:${server.port}/ws/v3/deadbeefdeadbeefdeadbeefdeadbeef`)
+        try {
+          expect(await socket.call(ETH_BLOCK_NUMBER)).toEqual({ jsonrpc: '2.0', id: 1, result: '0x6' })
+        } finally {
+          await socket.close()
+        }
       } finally {
         expect(await server.stop()).toEqual({ code: 0, stderr: '' })
       }
