@@ -159,7 +159,7 @@ async function bundle() {
       ...define,
       'import.meta.url': '__gatewayDoubleUrl',
       // The EthereumJS copy the bundle holds (src/chain/vm/ethereumjsVersion.ts).
-      'globalThis.GATEWAY_DOUBLE_BUNDLED_ETHEREUMJS': JSON.stringify({ '@ethereumjs/common': version('@ethereumjs/common'), '@ethereumjs/evm': version('@ethereumjs/evm') }),
+      'globalThis.GATEWAY_DOUBLE_BUNDLED_ETHEREUMJS': JSON.stringify({ '@ethereumjs/common': version('@ethereumjs/common'), '@ethereumjs/evm': version('@ethereumjs/evm'), '@ethereumjs/mpt': version('@ethereumjs/mpt') }),
     },
     plugins: [selfUrl],
     metafile: true,

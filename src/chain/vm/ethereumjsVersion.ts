@@ -1,6 +1,6 @@
 /**
  * The version of an EthereumJS package this code runs with: the run-time changes written against
- * one version (./interpreterPatch.ts, ./commonParams.ts) apply to it only. Read from the package's
+ * one version (./interpreterPatch.ts, ./commonParams.ts, ./triePath.ts) apply to it only. Read from the package's
  * package.json where Node resolves it; the CLI's bundle (scripts/build.mjs), which holds its own
  * copy of EthereumJS, has the copy's versions written in by the build, and resolves nothing at
  * start (resolving a package through its exports was ~15 ms of a cold start, issue 19).
@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 
-type Package = '@ethereumjs/common' | '@ethereumjs/evm'
+type Package = '@ethereumjs/common' | '@ethereumjs/evm' | '@ethereumjs/mpt'
 
 export function ethereumjsVersion(name: Package): string {
   const bundled = (globalThis as { GATEWAY_DOUBLE_BUNDLED_ETHEREUMJS?: Partial<Record<Package, string>> }).GATEWAY_DOUBLE_BUNDLED_ETHEREUMJS?.[name]

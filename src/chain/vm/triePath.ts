@@ -10,13 +10,11 @@
  * Anything but the plain case is EthereumJS's own: debug logging on, a walk resumed from a
  * `partialPath`, a trie class with a `findPath` of its own, or any error on the way (a missing node,
  * the empty trie: its walk decides what that answers or throws). Applied only to the version it
- * was written against (./trieRead.ts reads the same way).
+ * was written against (./ethereumjsVersion.ts).
  */
-import { createRequire } from 'node:module'
-import { readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
 import { BranchMPTNode, ExtensionMPTNode, LeafMPTNode, MerklePatriciaTrie } from '@ethereumjs/mpt'
 import type { MPTNode, Path } from '@ethereumjs/mpt'
+import { ethereumjsVersion } from './ethereumjsVersion.ts'
 
 /** The @ethereumjs/mpt version this change was written against. */
 export const PATCHED_MPT_VERSION = '10.1.3'
@@ -81,9 +79,7 @@ let applied: boolean | undefined
 /** Applies the change once, if the installed @ethereumjs/mpt is the version it was written for. Answers whether it is in effect. */
 export function patchFindPath(): boolean {
   if (applied !== undefined) return applied
-  const require = createRequire(import.meta.url)
-  const version = (JSON.parse(readFileSync(join(dirname(require.resolve('@ethereumjs/mpt')), '..', '..', 'package.json'), 'utf8')) as { version: string }).version
-  applied = version === PATCHED_MPT_VERSION
+  applied = ethereumjsVersion('@ethereumjs/mpt') === PATCHED_MPT_VERSION
   if (applied) MerklePatriciaTrie.prototype.findPath = findPath
   return applied
 }
