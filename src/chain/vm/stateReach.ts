@@ -7,40 +7,67 @@
  *
  * What a node refers to never changes (its key is its hash), so a walk keeps each node's
  * references (`ReachMemo`, owned by the layer, forgetting the nodes pruning drops): the next
- * pruning decodes only the nodes written since. Most of a chain's live nodes (a system contract's
+ * pruning reads only the nodes written since. Most of a chain's live nodes (a system contract's
  * ring of 8191 slots) stay from one pruning to the next, and decoding them every 64 blocks was
- * most of a pruning's cost.
+ * most of a pruning's cost. The memo is kept small, since it lives as long as the nodes: a node's
+ * references are one flat hex string (`Edges`, empty for a leaf), and it is keyed by the layer's
+ * own key string, not a copy.
  */
-import { RLP } from '@ethereumjs/rlp'
 
 /** A node's bytes in the layer, by unprefixed hex key, or undefined when it is not there. */
 export type NodeLookup = (key: string) => Uint8Array | undefined
 
-interface Pending {
-  readonly key: string
-  /** In the account trie (its leaves are accounts), else in a storage trie. */
-  readonly accounts: boolean
-}
+/**
+ * A node's references as the hex of `EDGE` bytes each: a kind byte (`SAME_TRIE`, `STORAGE_ROOT`,
+ * `CODE`), then the 32-byte hash. A node without references has ''.
+ */
+type Edges = string
 
-/** A node's references: the nodes under it (storage roots under account leaves) and the code hashes of its accounts. */
-interface Edges {
-  readonly nodes: readonly Pending[]
-  readonly codes: readonly string[]
-}
+const EDGE = 33
+/** Hex characters per reference, and where its key starts within them. */
+const EDGE_HEX = 2 * EDGE
+const KEY_AT = 2
+/** A child node in the node's own trie, a storage trie's root under an account leaf, an account's code hash. */
+const SAME_TRIE = 0
+const STORAGE_ROOT = 1
+const CODE = 2
 
-const NO_EDGES: Edges = { nodes: [], codes: [] }
-
-/** Each walked node's references, by key, in the account trie and in storage tries (one node's bytes can be in both); a node that leaves the layer must be forgotten. */
+/**
+ * Each kept node's references, by key, in the account trie and in storage tries (one node's bytes
+ * can be in both); a node that leaves the layer must be forgotten. A walk learns the new nodes'
+ * references under its own key strings; `settle` keeps them under the layer's key once the node
+ * is known kept, and `settled` forgets the rest.
+ */
 export class ReachMemo {
   readonly #accounts = new Map<string, Edges>()
   readonly #storage = new Map<string, Edges>()
+  readonly #learnedAccounts = new Map<string, Edges>()
+  readonly #learnedStorage = new Map<string, Edges>()
 
   get(key: string, accounts: boolean): Edges | undefined {
-    return (accounts ? this.#accounts : this.#storage).get(key)
+    return accounts ? (this.#accounts.get(key) ?? this.#learnedAccounts.get(key)) : (this.#storage.get(key) ?? this.#learnedStorage.get(key))
   }
 
-  set(key: string, accounts: boolean, edges: Edges): void {
-    ;(accounts ? this.#accounts : this.#storage).set(key, edges)
+  learn(key: string, accounts: boolean, edges: Edges): void {
+    ;(accounts ? this.#learnedAccounts : this.#learnedStorage).set(key, edges)
+  }
+
+  /** `key` (the layer's own string) stays in the layer: what the last walk learned of it is kept. */
+  settle(key: string): void {
+    if (this.#learnedAccounts.size > 0) {
+      const edges = this.#learnedAccounts.get(key)
+      if (edges !== undefined) this.#accounts.set(key, edges)
+    }
+    if (this.#learnedStorage.size > 0) {
+      const edges = this.#learnedStorage.get(key)
+      if (edges !== undefined) this.#storage.set(key, edges)
+    }
+  }
+
+  /** Every kept node was settled. */
+  settled(): void {
+    this.#learnedAccounts.clear()
+    this.#learnedStorage.clear()
   }
 
   /** A node that left the layer. */
@@ -57,71 +84,126 @@ export class ReachMemo {
 /**
  * The keys (unprefixed hex) of the nodes and code hashes the states at `roots` reach in the layer
  * `lookup` reads. With `memo` (which must forget every node that leaves the layer), a node walked
- * before is not read again.
+ * before is not read again; the nodes read are learned, to `settle` in the memo.
  */
 export function reachedKeys(roots: Iterable<Uint8Array>, lookup: NodeLookup, memo?: ReachMemo): Set<string> {
   const reached = new Set<string>()
-  const pending: Pending[] = []
-  for (const root of roots) pending.push({ key: hexOf(root), accounts: true })
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const { key, accounts } = next
+  const keys: string[] = []
+  const inAccounts: boolean[] = []
+  for (const root of roots) {
+    keys.push(hexOf(root))
+    inAccounts.push(true)
+  }
+  for (let key = keys.pop(); key !== undefined; key = keys.pop()) {
+    const accounts = inAccounts.pop()!
     if (reached.has(key)) continue
     let edges = memo?.get(key, accounts)
     if (edges === undefined) {
       const bytes = lookup(key)
       if (bytes === undefined) continue
-      edges = edgesOf(RLP.decode(bytes), accounts)
-      memo?.set(key, accounts, edges)
+      edges = edgesOf(bytes, accounts)
+      memo?.learn(key, accounts, edges)
     }
     reached.add(key)
-    for (const node of edges.nodes) if (!reached.has(node.key)) pending.push(node)
-    for (const code of edges.codes) reached.add(code)
+    for (let at = 0; at < edges.length; at += EDGE_HEX) {
+      // A slice of the flat edges string: V8 makes it a view, not a copy.
+      const ref = edges.slice(at + KEY_AT, at + EDGE_HEX)
+      const kind = edges.charCodeAt(at + 1) - 48
+      if (kind === CODE) reached.add(ref)
+      else if (!reached.has(ref)) {
+        keys.push(ref)
+        inAccounts.push(kind === SAME_TRIE && accounts)
+      }
+    }
   }
   return reached
 }
 
-function edgesOf(node: unknown, accounts: boolean): Edges {
-  const nodes: Pending[] = []
-  const codes: string[] = []
-  visit(node, accounts, nodes, codes)
-  return nodes.length === 0 && codes.length === 0 ? NO_EDGES : { nodes, codes }
+/** A node's references, read from its RLP without decoding it into arrays. */
+export function edgesOf(node: Uint8Array, accounts: boolean): Edges {
+  const found: number[] = []
+  const whole = item(node, 0, node.length)
+  if (whole !== undefined) visit(node, whole, accounts, found)
+  if (found.length === 0) return ''
+  const out = Buffer.allocUnsafe((found.length / 2) * EDGE)
+  for (let i = 0; i < found.length; i += 2) {
+    const at = (i / 2) * EDGE
+    out[at] = found[i]!
+    out.set(node.subarray(found[i + 1]!, found[i + 1]! + 32), at + 1)
+  }
+  return out.toString('hex')
 }
 
-/** A decoded node: a branch's 16 children, an extension's child, an account leaf's storage root and code. */
-function visit(node: unknown, accounts: boolean, nodes: Pending[], codes: string[]): void {
-  if (!Array.isArray(node)) return
-  if (node.length === 17) {
-    for (let i = 0; i < 16; i++) child(node[i], accounts, nodes, codes)
-  } else if (node.length === 2) {
-    const path = node[0] as Uint8Array
+/** An RLP item of a node: its payload's bounds, and whether it is a list. */
+interface Item {
+  readonly start: number
+  readonly stop: number
+  readonly list: boolean
+}
+
+/** The RLP item at `at`, or undefined when it does not end by `end`. */
+function item(bytes: Uint8Array, at: number, end: number): Item | undefined {
+  if (at >= end) return undefined
+  const b = bytes[at]!
+  if (b < 0x80) return { start: at, stop: at + 1, list: false }
+  const list = b >= 0xc0
+  const short = list ? b <= 0xf7 : b <= 0xb7
+  let start = at + 1
+  let length = b - (list ? 0xc0 : 0x80)
+  if (!short) {
+    const lengthBytes = b - (list ? 0xf7 : 0xb7)
+    length = 0
+    for (let i = 1; i <= lengthBytes; i++) length = length * 256 + (bytes[at + i] ?? 0)
+    start += lengthBytes
+  }
+  const stop = start + length
+  return stop > end ? undefined : { start, stop, list }
+}
+
+/** The items of a list (at most 18 read: a node has 2 or 17), or undefined when it is not one. */
+function itemsOf(bytes: Uint8Array, list: Item): Item[] | undefined {
+  if (!list.list) return undefined
+  const items: Item[] = []
+  for (let at = list.start; at < list.stop && items.length <= 17; ) {
+    const next = item(bytes, at, list.stop)
+    if (next === undefined) return undefined
+    items.push(next)
+    at = next.stop
+  }
+  return items
+}
+
+/** A node (maybe embedded in its parent): a branch's 16 children, an extension's child, an account leaf's storage root and code. */
+function visit(bytes: Uint8Array, node: Item, accounts: boolean, found: number[]): void {
+  const items = itemsOf(bytes, node)
+  if (items === undefined) return
+  if (items.length === 17) {
+    for (let i = 0; i < 16; i++) child(bytes, items[i]!, accounts, found)
+  } else if (items.length === 2) {
+    const [path, value] = items as [Item, Item]
+    if (path.list) return
     // The first nibble of a compact path: 0 or 1 an extension, 2 or 3 a leaf.
-    const leaf = path.length > 0 && path[0]! >> 4 >= 2
-    if (!leaf) child(node[1], accounts, nodes, codes)
-    else if (accounts && node[1] instanceof Uint8Array) account(node[1], nodes, codes)
+    const leaf = path.stop > path.start && bytes[path.start]! >> 4 >= 2
+    if (!leaf) child(bytes, value, accounts, found)
+    else if (accounts && !value.list) account(bytes, value, found)
   }
 }
 
 /** A child reference: a 32-byte hash, or a node under 32 bytes embedded in its parent. */
-function child(ref: unknown, accounts: boolean, nodes: Pending[], codes: string[]): void {
-  if (ref instanceof Uint8Array) {
-    if (ref.length === 32) nodes.push({ key: hexOf(ref), accounts })
-  } else {
-    visit(ref, accounts, nodes, codes)
-  }
+function child(bytes: Uint8Array, ref: Item, accounts: boolean, found: number[]): void {
+  if (ref.list) visit(bytes, ref, accounts, found)
+  else if (ref.stop - ref.start === 32) found.push(SAME_TRIE, ref.start)
 }
 
-/** An account's RLP (nonce, balance, storage root, code hash): its storage trie, and its code (unprefixed code keys). */
-function account(value: Uint8Array, nodes: Pending[], codes: string[]): void {
-  let fields: unknown
-  try {
-    fields = RLP.decode(value)
-  } catch {
-    return
-  }
-  if (!Array.isArray(fields) || fields.length !== 4) return
-  const [, , storageRoot, codeHash] = fields as Uint8Array[]
-  if (storageRoot instanceof Uint8Array && storageRoot.length === 32) nodes.push({ key: hexOf(storageRoot), accounts: false })
-  if (codeHash instanceof Uint8Array && codeHash.length === 32) codes.push(hexOf(codeHash))
+/** An account leaf's value, the account's RLP (nonce, balance, storage root, code hash): its storage trie, and its code. */
+function account(bytes: Uint8Array, value: Item, found: number[]): void {
+  const whole = item(bytes, value.start, value.stop)
+  if (whole === undefined || whole.stop !== value.stop) return
+  const fields = itemsOf(bytes, whole)
+  if (fields === undefined || fields.length !== 4) return
+  const [, , storageRoot, codeHash] = fields as [Item, Item, Item, Item]
+  if (!storageRoot.list && storageRoot.stop - storageRoot.start === 32) found.push(STORAGE_ROOT, storageRoot.start)
+  if (!codeHash.list && codeHash.stop - codeHash.start === 32) found.push(CODE, codeHash.start)
 }
 
 function hexOf(bytes: Uint8Array): string {

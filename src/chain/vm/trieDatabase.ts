@@ -177,16 +177,22 @@ export class TrieDatabase implements DB<Key, Value> {
     const edges = (top.reach ??= new ReachMemo())
     const lookup = (key: string) => {
       const value = entries.get(key)
-      return typeof value === 'string' ? bytesOf(value) : (value ?? undefined)
+      // Read once and let go: a view of Node's shared pool is enough.
+      return typeof value === 'string' ? Buffer.from(value, 'latin1') : (value ?? undefined)
     }
     const reached = reachedKeys(roots, lookup, edges)
     let dropped = 0
     for (const [key, value] of entries) {
-      if (key.length !== 64 || value === DELETED || reached.has(key)) continue
+      if (key.length !== 64 || value === DELETED) continue
+      if (reached.has(key)) {
+        edges.settle(key)
+        continue
+      }
       entries.delete(key)
       edges.forget(key)
       dropped++
     }
+    edges.settled()
     return dropped
   }
 
