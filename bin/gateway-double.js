@@ -15,7 +15,8 @@
 // temporary folder), named by the bundle's hash and Node's version and architecture; later starts
 // hand it to V8, which checks it and compiles from the source when it does not fit (the cache is
 // then saved again). A cache that cannot be read or written only costs the compile.
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -24,21 +25,20 @@ import vm from 'node:vm'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
-/** The newest modification time under `dir`, in ms (0 when there is nothing). */
-function newest(dir) {
-  let latest = 0
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name)
-    const t = entry.isDirectory() ? newest(path) : statSync(path).mtimeMs
-    if (t > latest) latest = t
-  }
-  return latest
-}
-
-function freshBuild() {
+/**
+ * Whether dist/ holds a build newer than every source file (always, with no src/: an installed
+ * package). dist/.built lists the folders and files under src/ at the build (a file added or
+ * removed since changes its folder's time); their stats are all asked for at once and run on
+ * libuv's threads while the bundle is read and compiled.
+ */
+async function freshBuild() {
+  if (!existsSync(join(root, 'src'))) return true
   try {
+    const listed = readFileSync(join(root, 'dist/.built'), 'utf8').split('\n').filter(Boolean)
+    if (listed.length === 0) return false
     // dist/.built is written after a successful build, so it is newer than every file the build read.
-    return statSync(join(root, 'dist/.built')).mtimeMs >= newest(join(root, 'src'))
+    const [built, ...sources] = await Promise.all([join(root, 'dist/.built'), ...listed.map((path) => join(root, path))].map((path) => stat(path)))
+    return sources.every((source) => source.mtimeMs <= built.mtimeMs)
   } catch {
     return false
   }
@@ -62,10 +62,19 @@ function cacheDir() {
   return join(tmpdir(), `gateway-double-cache-${process.getuid?.() ?? 'user'}`)
 }
 
-/** Runs dist/cli.cjs (module.exports: src/cli.ts's); `save()` writes the code cache when it was missing or refused. */
-function loadBundle() {
+/**
+ * Reads and compiles dist/cli.cjs; `run()` runs it (module.exports: src/cli.ts's), `save()` then
+ * writes the code cache when it was missing or refused. Undefined when there is no bundle.
+ */
+function compileBundle() {
   const file = join(root, 'dist/cli.cjs')
-  const source = readFileSync(file, 'utf8')
+  let source
+  try {
+    // ASCII (scripts/build.mjs escapes the rest): read as latin1, Node skips UTF-8 decoding.
+    source = readFileSync(file, 'latin1')
+  } catch {
+    return undefined
+  }
   const hash = /^\/\/ gateway-double cli (\w+)\n/.exec(source)?.[1]
   const cacheFile = hash && join(cacheDir(), `cli-${hash}-${process.version}-${process.arch}.v8cache`)
   let cachedData
@@ -82,8 +91,11 @@ function loadBundle() {
     filename: file,
     cachedData,
   })
-  const module = { exports: {} }
-  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), (specifier) => import(specifier))
+  const run = () => {
+    const module = { exports: {} }
+    script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), (specifier) => import(specifier))
+    return module.exports
+  }
   let due = cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true)
   const save = () => {
     if (!due) return
@@ -100,14 +112,31 @@ function loadBundle() {
       // A cache folder that cannot be written: the next start compiles again.
     }
   }
-  return { cli: module.exports, save }
+  return { run, save }
+}
+
+/** The compiled bundle when dist/ holds a fresh build: in a clone, the sources' times are read while it compiles. */
+async function compiledIfFresh() {
+  const fresh = freshBuild()
+  let compiled
+  let failure
+  try {
+    compiled = compileBundle()
+  } catch (err) {
+    failure = err
+  }
+  if (!(await fresh)) return undefined
+  if (failure) throw failure
+  return compiled
 }
 
 const args = process.argv.slice(2)
+let bundle
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   process.stdout.write(`${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`)
-} else if (!existsSync(join(root, 'src')) || freshBuild()) {
-  const { cli, save } = loadBundle()
+} else if ((bundle = await compiledIfFresh())) {
+  const { run, save } = bundle
+  const cli = run()
   // Saved a second after the server listens (its first answers compiled by then), or when it
   // stops before that; subcommands, --help and usage errors save nothing.
   let served = false

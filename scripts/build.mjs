@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run build`: compiles src/ to dist/ (ES modules and declaration files, tsconfig.build.json)
 // from a clean folder, so that nothing of an older layout is left to be packed, then writes
-// dist/.built, which bin/gateway-double.js compares with the sources' times.
+// dist/.built (the folders and files under src/), which bin/gateway-double.js compares with the
+// sources' times.
 //
 // One entry also ships as CommonJS: `gateway-double/client` (src/http/client.ts, the helpers that
 // reach `*.localhost` from Node; it imports only Node's own modules). Jest's module system runs
@@ -96,7 +97,18 @@ copyFileSync(at('dist/http/client.d.ts'), at('dist/client.d.cts'))
 
 await bundle()
 
-writeFileSync(at('dist/.built'), '')
+// What bin/gateway-double.js stats to tell a fresh build: every folder and file under src/, by
+// their paths from the root (a file added or removed changes its folder's time).
+const sources = []
+const list = (dir) => {
+  sources.push(relative(root, dir))
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) list(join(dir, entry.name))
+    else sources.push(relative(root, join(dir, entry.name)))
+  }
+}
+list(join(root, 'src'))
+writeFileSync(at('dist/.built'), `${sources.join('\n')}\n`)
 
 /** The hash src/chain/loading/verifiedCache.ts computes of the code a cached chain depends on, at build time (the bundle has no src/chain to read). */
 function codeHash() {
@@ -140,6 +152,23 @@ async function bundle() {
     },
   }
   const define = { 'globalThis.GATEWAY_DOUBLE_CODE_HASH': JSON.stringify(codeHash().update(`@ethereumjs/vm@${vmVersion}`).digest('hex')) }
+  // patches/README.md, change 12: the bundled @ethereumjs/util makes its table of the BigInts 0 to
+  // 65535 when first asked for each, not all 65,536 at load (tens of ms of every start). Applied to
+  // the copy inside the CLI bundle only (a user's EthereumJS is theirs); the build fails when the
+  // text it replaces is not there, so a new EthereumJS version is looked at, not silently left eager.
+  const lazyBigIntTable = {
+    name: 'lazy-bigint-table',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]@ethereumjs[\\/]util[\\/]dist[\\/]esm[\\/]bytes\.js$/ }, (args) => {
+        const eager = 'const BIGINT_CACHE = [];\nfor (let i = 0; i <= 256 * 256 - 1; i++) {\n    BIGINT_CACHE[i] = BigInt(i);\n}\n'
+        const reads = ['return BIGINT_CACHE[bytes[0]];', 'return BIGINT_CACHE[bytes[0] * 256 + bytes[1]];']
+        const text = readFileSync(args.path, 'utf8')
+        if (!text.includes(eager) || !reads.every((r) => text.includes(r))) fail(`${args.path}: the BigInt table patches/README.md's change 12 replaces is not there (a new @ethereumjs/util?)`)
+        const lazy = 'const BIGINT_CACHE = [];\nconst bigIntOf = (i) => BIGINT_CACHE[i] ?? (BIGINT_CACHE[i] = BigInt(i));\n'
+        return { contents: text.replace(eager, lazy).replace(reads[0], 'return bigIntOf(bytes[0]);').replace(reads[1], 'return bigIntOf(bytes[0] * 256 + bytes[1]);'), loader: 'js' }
+      })
+    },
+  }
   const cliExternal = ['express', 'solc', 'secp256k1', 'ws']
   // CommonJS in one file: bin/gateway-double.js compiles it with node:vm and V8's code cache
   // (Node 20 has none for ES modules). import.meta.url becomes the file's own URL.
@@ -161,7 +190,7 @@ async function bundle() {
       // The EthereumJS copy the bundle holds (src/chain/vm/ethereumjsVersion.ts).
       'globalThis.GATEWAY_DOUBLE_BUNDLED_ETHEREUMJS': JSON.stringify({ '@ethereumjs/common': version('@ethereumjs/common'), '@ethereumjs/evm': version('@ethereumjs/evm'), '@ethereumjs/mpt': version('@ethereumjs/mpt') }),
     },
-    plugins: [selfUrl],
+    plugins: [selfUrl, lazyBigIntTable],
     metafile: true,
     write: false,
     logLevel: 'warning',
@@ -171,7 +200,12 @@ async function bundle() {
   // restored from the code cache, Node 20 loses vm.Script's importModuleDynamically, and import()
   // fails with "A dynamic import callback was not specified".
   const [built] = cli.outputFiles
-  const text = built.text.replace(/\bimport\(("[^"]+")\)/g, (call, specifier) => (cliExternal.includes(JSON.parse(specifier)) ? `__gatewayDoubleImport(${specifier})` : call))
+  // esbuild escapes what is not ASCII in strings, regular expressions and names, but not in
+  // comments or String.raw templates: escaped there too (in a String.raw template the text
+  // changes, so the dashboard's script, served as text, writes its one such character as an
+  // escape itself), the file is ASCII, which the bin reads as latin1 and V8 holds as one byte per character
+  // (read as UTF-8 into a two-byte string, the bundle took tens of ms more of every start).
+  const text = built.text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).replace(/\bimport\(("[^"]+")\)/g, (call, specifier) => (cliExternal.includes(JSON.parse(specifier)) ? `__gatewayDoubleImport(${specifier})` : call))
   if (/\bimport\("/.test(text)) throw new Error('dist/cli.cjs: an import() of a package the bundle does not hold and __gatewayDoubleImport does not cover')
   // The first line names the bundle by its hash: the code cache's key (bin/gateway-double.js).
   writeFileSync(built.path, `// gateway-double cli ${createHash('sha256').update(text).digest('hex').slice(0, 16)}\n${text}`)

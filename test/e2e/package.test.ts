@@ -28,6 +28,7 @@ import type { Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { compileContracts } from '../../src/builder/compile.ts'
 import { ethereumAccounts } from '../../src/fixtures/index.ts'
+import { DASHBOARD_SCRIPT } from '../../src/http/dashboard/script.ts'
 import { castBinary } from '../support/cast.ts'
 import { writeConsumerProject } from '../support/consumerProject.ts'
 import { SNIPPET_PAGES, snippetFile, snippetsOf } from '../support/docSnippets.ts'
@@ -429,6 +430,9 @@ contract Hello {
       }
       const page = await get('/_double/')
       expect(page).toMatchObject({ status: 200, type: expect.stringContaining('text/html') })
+      // The bundle is ASCII (scripts/build.mjs escapes the rest), and the page's script is the source's to the byte.
+      expect(readFileSync(join(dapp, 'node_modules', 'gateway-double', 'dist', 'cli.cjs')).every((byte) => byte < 0x80)).toBe(true)
+      expect(page.text).toContain(`<script>${DASHBOARD_SCRIPT}</script>`)
       // Every script and stylesheet the page names is relative to the control endpoint: nothing from elsewhere.
       const refs = [...page.text.matchAll(/<(?:script|link)[^>]*(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
       expect(refs).toEqual(['data:,', 'dashboard/uPlot.min.css', 'dashboard/uPlot.iife.min.js'])

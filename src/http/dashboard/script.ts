@@ -64,7 +64,7 @@ async function refresh() {
   table($('methods'), ['method', 'requests', 'ok', 'failed', 'credits'], usage.topMethods.slice(0, 10).map((m) => [esc(m.method), fmt(m.requests), fmt(m.successes), fmt(m.failures), fmt(m.credits)]))
   table($('statuses'), ['status', 'failures'], Object.entries(usage.failuresByStatus).map(([s, n]) => [esc(s), fmt(n)]))
   table($('contracts'), ['network', 'contract', 'eth_calls'], usage.contracts.map((c) => [esc(c.network), esc(c.address), fmt(c.calls)]))
-  table($('faults'), ['id', 'kind', 'network', 'methods', 'fired', 'left'], faults.faults.map((f) => [esc(f.id), esc(f.kind), esc(f.network ?? 'any'), esc(f.methods ? f.methods.join(', ') : 'any'), fmt(f.fired), esc(f.remaining ?? '∞')]))
+  table($('faults'), ['id', 'kind', 'network', 'methods', 'fired', 'left'], faults.faults.map((f) => [esc(f.id), esc(f.kind), esc(f.network ?? 'any'), esc(f.methods ? f.methods.join(', ') : 'any'), fmt(f.fired), esc(f.remaining ?? '\u221e')]))
   table($('snapshots'), ['id', 'networks', 'time'], snapshots.snapshots.map((s) => [esc(s.id), esc(s.networks.join(', ')), esc(s.time)]))
   for (const e of entries.entries) { log.unshift(e); since = e.seq }
   log.length = Math.min(log.length, 50)
