@@ -55,6 +55,19 @@ const PROGRAMS: Record<string, string> = {
   'memory out of gas': '0x600163ffffffff52',
   // KECCAK256 of nothing and of 768 bytes.
   'KECCAK256 lengths': '0x6000600020610300600020016000526020' + '6000f3',
+  // ADD past 2^256 and SUB below 0, left on the stack (the frame's stack is compared).
+  'ADD and SUB wrapping': '0x7f' + 'ff'.repeat(32) + '60020160016000036001600203600260010100',
+  'ADD with one operand': '0x600101',
+  'SUB with one operand': '0x600103',
+  // A JUMPI not taken to a bad destination, then one taken into push data.
+  'JUMPIs to bad destinations': '0x600060ff576001600357',
+  'a JUMPI with one operand': '0x600157',
+  'a JUMP with no operand': '0x56',
+  // A JUMP to the code's length (not above it) and one beyond 2^256 / 2 (no JUMPDEST there).
+  "a JUMP to the code's length": '0x600356',
+  'a JUMP far beyond the code': '0x7f' + 'ff'.repeat(32) + '56',
+  // PUSHes before the first jump and after it (the analysis' values), then a PUSH32 cut short by the code's end.
+  'PUSHes around the analysis': '0x600456005b61abcd6000527f0102',
 }
 const OTHER_CODE = '0x602a60005260206000f3'
 
@@ -137,6 +150,8 @@ describe('the interpreter patch', () => {
         const vanilla = await run(program, 'vanilla', hardfork)
         expect(vanilla.steps).toBeGreaterThan(0)
         expect(fast.outcome).toEqual(vanilla.outcome)
+        // Where the frame ended, with what on its stack (./stackHandlers.ts hands failures to EthereumJS's handlers as found).
+        expect(fast.frame && { ...fast.frame, stack: fast.frame.stack.map(String) }).toEqual(vanilla.frame && { ...vanilla.frame, stack: vanilla.frame.stack.map(String) })
       })
     }
   }

@@ -12,6 +12,8 @@
  *   SLOAD). Those are synchronous here; the interpreter (./interpreterPatch.ts `step`, and
  *   EthereumJS's own `runStep`, which awaits the value) takes a price or a promise of one.
  *
+ * With them go ./stackHandlers.ts's PUSH, JUMP, JUMPI, ADD and SUB (patches/README.md change 13).
+ *
  * A handler is replaced only where the EVM's table holds EthereumJS's own (not a custom opcode's,
  * nor a wrapper's) and only under the rules the replacement was written for: the binary-tree EIPs
  * (6800, 7864), block access lists (7928) and the state-gas EIPs (8037, 8038) keep EthereumJS's
@@ -20,6 +22,7 @@
 import type { Common } from '@ethereumjs/common'
 import { EVMError, getOpcodesForHF } from '@ethereumjs/evm'
 import { bytesToBigInt } from '@ethereumjs/util'
+import { STACK_OPS } from './stackHandlers.ts'
 
 type Handler = (...args: never[]) => unknown
 
@@ -72,10 +75,10 @@ export function minimalBytes(n: bigint): Uint8Array {
   return scratch.slice(i)
 }
 
-/** 32 big-endian bytes as a number (`bytesToBigInt`, without the hex string). */
+/** 32 big-endian bytes as a number (`bytesToBigInt`, without the hex string; read through `view`, not a DataView of their own). */
 export function wordOf(bytes: Uint8Array): bigint {
-  const v = new DataView(bytes.buffer, bytes.byteOffset, 32)
-  return (v.getBigUint64(0) << 192n) | (v.getBigUint64(8) << 128n) | (v.getBigUint64(16) << 64n) | v.getBigUint64(24)
+  scratch.set(bytes.length === 32 ? bytes : bytes.subarray(0, 32))
+  return (((((view.getBigUint64(0) << 64n) | view.getBigUint64(8)) << 64n) | view.getBigUint64(16)) << 64n) | view.getBigUint64(24)
 }
 
 function fill(n: bigint): void {
@@ -218,13 +221,16 @@ const OPS: Record<number, (rs: RunState, common: Common) => unknown> = {
   // Installed only where the Common has a keccak of its own (see installFastHandlers).
   0x20: (rs, common) => {
     const [offset, length] = rs.stack.popN(2) as [bigint, bigint]
-    const data = length === 0n ? new Uint8Array(0) : rs.memory.read(Number(offset), Number(length))
+    // A view of memory, not a copy: the hash reads it at once and keeps nothing.
+    const data = length === 0n ? new Uint8Array(0) : rs.memory.read(Number(offset), Number(length), true)
     rs.stack.push(wordOf(common.customCrypto.keccak256!(data)))
   },
   0x51: (rs) => rs.stack.push(wordOf(rs.memory.read(Number(rs.stack.pop()), 32, true))),
   0x52: (rs) => {
     const [offset, word] = rs.stack.popN(2) as [bigint, bigint]
-    rs.memory.write(Number(offset), 32, word32(word))
+    // Memory copies what it is given: the shared 32 bytes need no copy of their own.
+    fill(word)
+    rs.memory.write(Number(offset), 32, scratch)
   },
   0x54: async (rs) => {
     const value = await rs.interpreter.storageLoad(word32(rs.stack.pop()))
@@ -266,5 +272,10 @@ export function installFastHandlers(map: Entry[], common: Common): void {
     const entry = map[op]
     if (entry === undefined || entry.opHandler !== ops.get(op)) continue
     map[op] = { ...entry, opHandler: handler as unknown as Handler }
+  }
+  for (const [op, make] of STACK_OPS) {
+    const entry = map[op]
+    if (entry === undefined || entry.opHandler !== ops.get(op)) continue
+    map[op] = { ...entry, opHandler: make(entry.opHandler as never) as unknown as Handler }
   }
 }

@@ -15,8 +15,9 @@
  *    the binary-tree (EIP-7864, EIP-6800) paths and the profiler through its own `run`. The jump-destination analysis of a
  *    code is kept per EVM opcode table and code (see `analysisOf`) instead of made per frame.
  * 3. The memory and storage opcodes' handlers without EthereumJS's byte padding by array spread and
- *    with synchronous gas prices where the price is arithmetic (./fastHandlers.ts), put in each
- *    EVM's opcode table as `EVM.getActiveOpcodes` builds it.
+ *    with synchronous gas prices where the price is arithmetic (./fastHandlers.ts), and PUSH, JUMP,
+ *    JUMPI, ADD and SUB without their per-step allocations (./stackHandlers.ts), put in each EVM's
+ *    opcode table as `EVM.getActiveOpcodes` builds it.
  *
  * Why at run time and not with patch-package: a patch-package patch is applied by the installing
  * project's own `postinstall`, so it reaches this repository's `node_modules` and not a user's,
