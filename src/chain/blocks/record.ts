@@ -11,12 +11,12 @@ import type { BlockRecord } from './types.ts'
 import { inclusionOf, renderReceipt, renderTransaction } from './render.ts'
 import type { ReceiptJson, TransactionJson } from './render.ts'
 
-/** A record from already rendered transactions and receipts (the verified cache's). */
-export function recordOf(block: Block, transactions: readonly TransactionJson[], receipts: readonly ReceiptJson[]): BlockRecord {
+/** A record from already rendered transactions and receipts (the verified cache's), and the block's hash when known. */
+export function recordOf(block: Block, transactions: readonly TransactionJson[], receipts: readonly ReceiptJson[], hash?: string): BlockRecord {
   return {
     block,
     number: block.header.number,
-    hash: toData(block.hash()),
+    hash: hash ?? toData(block.hash()),
     timestamp: block.header.timestamp,
     transactions,
     receipts,

@@ -145,7 +145,7 @@ function fromCache({ name, genesisPath, genesis, raws, edits }: Reading, cached:
   }
   const { genesisBlock, common } = verified
   const { entries, book } = cached
-  const records = [recordOf(genesisBlock, [], [])]
+  const records = [recordOf(genesisBlock, [], [], cached.genesisHash)]
   let number = genesisBlock.header.number
   for (const [i, raw] of raws.entries()) {
     number++
@@ -182,6 +182,7 @@ async function byReplay({ name, genesisPath, genesis, raws, edits }: Reading, ca
   if (cache !== undefined) {
     writeCache(cache.dir, cache.key, {
       genesisStateRoot: bytesToHex(genesisBlock.header.stateRoot),
+      genesisHash: records[0]!.hash,
       records: records.slice(1).map((r) => ({ hash: r.hash, transactions: [...r.transactions], receipts: [...r.receipts] })),
       entries: [...stateEntries],
       book: stateManager.book.save(),

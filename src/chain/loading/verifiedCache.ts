@@ -19,7 +19,7 @@ import type { ReceiptJson, TransactionJson } from '../blocks/render.ts'
 import type { SavedKeyBook } from '../vm/keyBook.ts'
 import type { StateEdit } from '../vm/stateEdits.ts'
 
-const FORMAT = 4
+const FORMAT = 5
 
 /** Names the cache folder, overriding the default (a path, relative to the current directory). */
 export const CACHE_DIR_ENV = 'GATEWAY_DOUBLE_CACHE_DIR'
@@ -64,6 +64,8 @@ export interface CachedRecord {
 export interface CachedChain {
   /** The genesis block's state root (hex). */
   genesisStateRoot: string
+  /** The genesis block's hash (hex): a start that reads it hashes no header. */
+  genesisHash: string
   /** Per block after genesis, in order. */
   records: CachedRecord[]
   /** The state database: hex key to bytes (or, as EthereumJS stores some, a string). */
@@ -77,6 +79,7 @@ export interface CachedChain {
 interface CacheFile {
   format: number
   genesisStateRoot: string
+  genesisHash: string
   records: CachedRecord[]
   entries: [string, string | { s: string }][]
   book: SavedKeyBook
@@ -133,7 +136,7 @@ export function readCache(dir: string, key: string): CachedChain | undefined {
     if (value === undefined) return undefined
     entries.push([k, value])
   }
-  return { genesisStateRoot: file.genesisStateRoot, records: file.records, entries, book: file.book ?? [], edited: file.edited ?? [] }
+  return { genesisStateRoot: file.genesisStateRoot, genesisHash: file.genesisHash, records: file.records, entries, book: file.book ?? [], edited: file.edited ?? [] }
 }
 
 /**
@@ -151,6 +154,7 @@ export function writeCache(dir: string, key: string, chain: CachedChain): void {
   const file: CacheFile = {
     format: FORMAT,
     genesisStateRoot: chain.genesisStateRoot,
+    genesisHash: chain.genesisHash,
     records: chain.records,
     entries: chain.entries.map(([k, v]) => [k, typeof v === 'string' ? { s: v } : bytesToHex(v)]),
     book: chain.book,
