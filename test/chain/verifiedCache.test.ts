@@ -6,7 +6,7 @@
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createAddressFromString } from '@ethereumjs/util'
+import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
 import { CACHE_DIR_ENV, defaultCacheDir } from '../../src/chain/loading/verifiedCache.ts'
@@ -36,6 +36,9 @@ describe('verified chain cache', () => {
     expect(first.verifiedBy).toBe('replay')
     expect(second.verifiedBy).toBe('cache')
     expect(await snapshot(second)).toStrictEqual(await snapshot(first))
+    // The genesis hash read back from the cache is its block's.
+    const genesis = second.byNumber(0n)!
+    expect(genesis.hash).toBe(bytesToHex(genesis.block.hash()))
   })
 
   it('replays a fixture whose bytes changed, and refuses it when it no longer verifies', async () => {
