@@ -17,6 +17,7 @@ import { keccak256 } from '../../encoding/keccak.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
 import { recordFromExecution } from '../blocks/record.ts'
+import { compactHeader } from '../blocks/compactHeader.ts'
 import { decodeImpersonated, impersonatedSender, waivingEip3607 } from '../pool/impersonation.ts'
 import { collectPerTransaction } from '../vm/consoleTap.ts'
 import { loadedVmLibraries } from '../vm/vmLibraries.ts'
@@ -145,7 +146,8 @@ export async function sealBlock(
   withdrawals: never[] | undefined,
   common: Common,
 ): Promise<Block> {
-  const header = createBlockHeader(
+  // Kept as long as the block is: its byte fields in one buffer (../blocks/compactHeader.ts).
+  const header = compactHeader(
     {
       ...fields,
       stateRoot: run.stateRoot,
@@ -156,7 +158,7 @@ export async function sealBlock(
       transactionsTrie: transactions.length === 0 ? KECCAK256_RLP : await genTransactionsTrieRoot(transactions, new MerklePatriciaTrie({ common })),
       requestsHash: run.requestsHash,
     },
-    { common },
+    common,
   )
   return new Block(header, transactions, [], withdrawals, { common })
 }

@@ -1,0 +1,57 @@
+/**
+ * A mined header's byte fields in one buffer (src/chain/blocks/compactHeader.ts): the same header as
+ * EthereumJS makes from the same fields (bytes, hash, JSON), frozen, its fields views of one
+ * buffer or shared zeros.
+ */
+import { createBlockHeader } from '@ethereumjs/block'
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
+import { Address, KECCAK256_RLP } from '@ethereumjs/util'
+import { describe, expect, it } from 'vitest'
+import { compactHeader } from '../../src/chain/blocks/compactHeader.ts'
+import { bytes } from '../support/trieFixture.ts'
+
+const common = new Common({ chain: Mainnet, hardfork: Hardfork.Osaka })
+
+const fields = (bloom: Uint8Array) => ({
+  parentHash: bytes(1, 32),
+  coinbase: new Address(bytes(2, 20)),
+  stateRoot: bytes(3, 32),
+  transactionsTrie: KECCAK256_RLP,
+  receiptTrie: bytes(4, 32),
+  logsBloom: bloom,
+  number: 1234n,
+  gasLimit: 30_000_000n,
+  gasUsed: 21_000n,
+  timestamp: 1_700_000_000n,
+  extraData: bytes(5, 7),
+  mixHash: new Uint8Array(32),
+  nonce: new Uint8Array(8),
+  baseFeePerGas: 7n,
+  withdrawalsRoot: KECCAK256_RLP,
+  blobGasUsed: 0n,
+  excessBlobGas: 0n,
+  parentBeaconBlockRoot: new Uint8Array(32),
+  requestsHash: bytes(6, 32),
+})
+
+describe('compactHeader', () => {
+  for (const [name, bloom] of [
+    ['an empty bloom', new Uint8Array(256)],
+    ['a bloom with bits set', bytes(7, 256)],
+  ] as const) {
+    it(`makes the header EthereumJS makes, with ${name}, its fields in one buffer`, () => {
+      const want = createBlockHeader(fields(bloom), { common })
+      const got = compactHeader(fields(bloom), common)
+      expect(got.serialize()).toEqual(want.serialize())
+      expect(got.hash()).toEqual(want.hash())
+      expect(got.toJSON()).toEqual(want.toJSON())
+      expect(Object.isFrozen(got)).toBe(true)
+      expect(got.stateRoot.buffer).toBe(got.parentHash.buffer)
+      expect(got.coinbase.bytes.buffer).toBe(got.parentHash.buffer)
+      expect(got.hash().buffer).toBe(got.parentHash.buffer)
+      // All-zero fields are shared between headers.
+      expect(compactHeader(fields(bloom), common).mixHash).toBe(got.mixHash)
+      expect(got.parentBeaconBlockRoot).toBe(got.mixHash)
+    })
+  }
+})
