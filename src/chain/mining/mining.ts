@@ -107,8 +107,9 @@ export async function mineChild(
   // caches hold that state, and keeping them spares every block re-reading the same accounts and
   // system-contract slots from the trie. Its root is not set again either: setting it (even to
   // the same root) drops the storage tries it holds, and each block made two new ones (a trie
-  // copy each) for the system contracts' slots. Anywhere else (a reorg's branch, after a
-  // restore), the root is set and the caches go.
+  // copy each) for the system contracts' slots. After a restore the state is at the parent's root
+  // too, its caches the snapshot's (../vm/cacheJournal.ts); anywhere else (a reorg's branch), the
+  // root is set and the caches go.
   const atParent = equalsBytes(await vm.stateManager.getStateRoot(), parentRoot)
   let run: RunBlockResult
   let logged: ReadonlyMap<number, readonly string[]> | undefined

@@ -60,8 +60,8 @@ export class ChainStore implements ChainReader {
   #vm: Promise<VM> | undefined
   readonly #makeState: () => Promise<RecordingStateManager>
   #state: Promise<RecordingStateManager> | undefined
-  /** The state's trie database, once made, and its layer then (what a restore of contents taken before goes back to). */
-  #db: { database: TrieDatabase; made: TrieLayer } | undefined
+  /** The state's trie database, once made, its layer then (what a restore of contents taken before goes back to), and the state's cache journal. */
+  #db: { database: TrieDatabase; made: TrieLayer; caches: RecordingStateManager['cacheJournal'] } | undefined
   /** Which states are kept (./stateHistory.ts). */
   readonly #history: StateHistory
   /** The words `eth_getStorageAt` answered at the last block read, emptied where a block's state may change (./storageWords.ts). */
@@ -93,7 +93,7 @@ export class ChainStore implements ChainReader {
       const state = this.#makeState().then(async (made) => {
         await made.setStateRoot(this.stateRootOf(this.head))
         const database = TrieDatabase.under(made)
-        if (database) this.#db = { database, made: database.mark() }
+        if (database) this.#db = { database, made: database.mark(), caches: made.cacheJournal }
         if (made.fork !== undefined) this.#history.keepAll()
         return made
       })
@@ -280,6 +280,7 @@ export class ChainStore implements ChainReader {
   /** The blocks and tags now, to `rewind` to later (and the trie layer that holds their state). */
   contents(): StoreContents {
     const layer = this.#db?.database.mark()
+    this.#db?.caches.begin(this.stateRootOf(this.head))
     return { records: [...this.blockchain.records], safe: this.#safe, finalized: this.#finalized, edits: new Map(this.#edits), ...(layer ? { layer } : {}) }
   }
 
@@ -300,7 +301,8 @@ export class ChainStore implements ChainReader {
     const state = await this.getState()
     const db = this.#db
     if (db) db.database.rewind(contents.layer ?? db.made)
-    await state.setStateRoot(this.stateRootOf(this.head))
+    // The caches put back as they were at the snapshot where they can be (../vm/cacheJournal.ts), else emptied.
+    if (!(await db?.caches.rewindTo(this.stateRootOf(this.head)))) await state.setStateRoot(this.stateRootOf(this.head))
     return change
   }
 

@@ -25,6 +25,7 @@ import type { Account, Address } from '@ethereumjs/util'
 import { forkAccountEntry } from './forkState.ts'
 import type { ForkReads } from './forkState.ts'
 import { EoaView } from './eoaView.ts'
+import { CacheJournal } from './cacheJournal.ts'
 import { WrittenKeeper } from './keepWritten.ts'
 import type { LruCacheInternals } from './keepWritten.ts'
 import type { KeyBook } from './keyBook.ts'
@@ -34,6 +35,8 @@ export class RecordingStateManager extends MerkleStateManager {
   /** The upstream at the fork block, for a forked chain's state. */
   readonly fork: ForkReads | undefined
   readonly eoaView = new EoaView()
+  /** What a restore of the head puts back in the caches (./cacheJournal.ts). */
+  readonly cacheJournal = new CacheJournal(this)
 
   constructor(opts: MerkleStateManagerOpts, book: KeyBook, fork?: ForkReads) {
     super(opts)

@@ -1,0 +1,169 @@
+/**
+ * The head state's caches brought back by a restore instead of emptied. A test suite's loop is
+ * `evm_snapshot`, a few transactions, `evm_revert`: the restore set the state manager's root back
+ * and emptied its account, code and storage caches, so the next block read every account and slot
+ * it touches (the system contracts', the coinbase, the sender, the token's) from the trie again,
+ * node by node: a send right after a restore cost ~1.6x a send after a send.
+ *
+ * `begin(root)` (a snapshot of the head) starts a journal of the value each cache entry held before
+ * its first change: EthereumJS 10.1.3's `AccountCache`, `CodeCache` and `StorageCache` call
+ * `_saveCachePreState` before every `put` and `del`, and the journal notes the entry there. A
+ * restore to the same root (`rewindTo`) puts every noted entry back as it was (or drops it, when it
+ * was not cached) and moves the trie's root without emptying the caches; the journal starts again
+ * from that root, so the snapshot can be restored again.
+ *
+ * Why that is the state at `root`: the journal begins only when the caches hold nothing unwritten
+ * (no checkpoint, empty diffs) and the trie is at `root`, so every entry then is that state's (the
+ * rule mining on the head already relies on: ../mining/mining.ts). After that an entry changes
+ * through `put` and `del` (noted before its first change), the caches' own checkpoint reverts (to
+ * values they noted through the same call) or leaves (LRU eviction, `clear`, `clearStorage`): an
+ * entry left since is either put back as noted or absent, and absent is always right.
+ *
+ * Anything else empties the caches as before: another root, caches not at rest when the restore
+ * comes, a cache that is not an LRU, or a journal past `MAX_ENTRIES` (it stops noting; bounded in
+ * bytes: docs/limits.md).
+ */
+import type { MerkleStateManager } from '@ethereumjs/statemanager'
+import { equalsBytes } from '@ethereumjs/util'
+
+/** Entries noted at most (~200 bytes each with their keys: about 3 MiB); past it, a restore empties the caches. */
+export const MAX_ENTRIES = 16_384
+
+/** EthereumJS's LRU (`lru-cache`), the part used here. */
+interface Lru<V> {
+  peek(key: string): V | undefined
+  set(key: string, value: V): void
+  delete(key: string): boolean
+}
+
+/** The internals of EthereumJS's caches read here. */
+interface CacheInternals<V> {
+  _lruCache?: Lru<V>
+  _diffCache: readonly Map<string, unknown>[]
+  _checkpoints: number
+  _saveCachePreState(addressHex: string, keyHex?: string): void
+}
+
+type Entry = object
+type Slots = Map<string, Uint8Array | undefined>
+
+export class CacheJournal {
+  readonly #state: MerkleStateManager
+  /** The root the caches held when the journal began; undefined while it notes nothing. */
+  #root: Uint8Array | undefined
+  #accounts = new Map<string, Entry | undefined>()
+  #codes = new Map<string, Entry | undefined>()
+  /** Storage by address, then slot: EthereumJS keeps one `Map` of slots per address and changes it in place. */
+  #slots = new Map<string, Slots>()
+  #entries = 0
+  #hooked = false
+
+  constructor(state: MerkleStateManager) {
+    this.#state = state
+  }
+
+  /** Starts noting changes from `root` when the caches are at rest there; otherwise notes nothing. */
+  begin(root: Uint8Array): void {
+    this.#forget()
+    if (!this.#atRest() || !equalsBytes(this.#state['_trie'].root(), root) || !this.#hook()) return
+    this.#root = root
+  }
+
+  /**
+   * The state manager at `root` (its trie database already holding it) with its caches as they
+   * were at `root`, when the journal began there; false (nothing changed) otherwise.
+   */
+  async rewindTo(root: Uint8Array): Promise<boolean> {
+    const from = this.#root
+    if (from === undefined || !equalsBytes(from, root) || !this.#atRest()) {
+      this.#forget()
+      return false
+    }
+    const caches = this.#caches()!
+    undo(caches.account._lruCache!, this.#accounts)
+    undo(caches.code._lruCache!, this.#codes)
+    const storage = caches.storage._lruCache!
+    for (const [address, slots] of this.#slots) {
+      let held = storage.peek(address)
+      for (const [slot, value] of slots) {
+        if (value === undefined) held?.delete(slot)
+        else {
+          if (held === undefined) storage.set(address, (held = new Map()))
+          held.set(slot, value)
+        }
+      }
+    }
+    this.#forget()
+    await this.#state.setStateRoot(root, false)
+    this.#root = root
+    return true
+  }
+
+  #forget(): void {
+    this.#root = undefined
+    this.#accounts = new Map()
+    this.#codes = new Map()
+    this.#slots = new Map()
+    this.#entries = 0
+  }
+
+  #caches(): { account: CacheInternals<Entry>; code: CacheInternals<Entry>; storage: CacheInternals<Slots> } | undefined {
+    const caches = this.#state['_caches'] as { account?: unknown; code?: unknown; storage?: unknown } | undefined
+    const { account, code, storage } = caches ?? {}
+    if (account === undefined || code === undefined || storage === undefined) return undefined
+    return { account, code, storage } as { account: CacheInternals<Entry>; code: CacheInternals<Entry>; storage: CacheInternals<Slots> }
+  }
+
+  /** No checkpoint open and nothing waiting for the flush, in LRU caches. */
+  #atRest(): boolean {
+    const caches = this.#caches()
+    if (caches === undefined || (this.#state as unknown as { _checkpointCount: number })._checkpointCount !== 0) return false
+    return [caches.account, caches.code, caches.storage].every((c) => c._lruCache !== undefined && c._checkpoints === 0 && c._diffCache[0]!.size === 0)
+  }
+
+  /** Notes each cache's entries before their changes (once per cache object); false without LRU caches. */
+  #hook(): boolean {
+    if (this.#hooked) return true
+    const caches = this.#caches()
+    if (caches === undefined) return false
+    const note = (cache: CacheInternals<Entry>, noted: () => Map<string, Entry | undefined>) => {
+      const save = cache._saveCachePreState
+      cache._saveCachePreState = function (this: CacheInternals<Entry>, key: string) {
+        const map = noted()
+        if (!map.has(key) && journal.#room()) map.set(key, this._lruCache?.peek(key))
+        save.call(this, key)
+      }
+    }
+    const journal = this
+    note(caches.account, () => journal.#accounts)
+    note(caches.code, () => journal.#codes)
+    const save = caches.storage._saveCachePreState
+    caches.storage._saveCachePreState = function (this: CacheInternals<Slots>, address: string, slot?: string) {
+      if (journal.#root !== undefined && slot !== undefined) {
+        let slots = journal.#slots.get(address)
+        if (!slots?.has(slot) && journal.#room()) {
+          if (slots === undefined) journal.#slots.set(address, (slots = new Map()))
+          slots.set(slot, this._lruCache?.peek(address)?.get(slot))
+        }
+      }
+      save.call(this, address, slot)
+    }
+    this.#hooked = true
+    return true
+  }
+
+  /** Whether one more entry may be noted: while the journal is on and under its bound (past it, it stops). */
+  #room(): boolean {
+    if (this.#root === undefined) return false
+    if (++this.#entries <= MAX_ENTRIES) return true
+    this.#forget()
+    return false
+  }
+}
+
+function undo(lru: Lru<Entry>, noted: Map<string, Entry | undefined>): void {
+  for (const [key, entry] of noted) {
+    if (entry === undefined) lru.delete(key)
+    else lru.set(key, entry)
+  }
+}
