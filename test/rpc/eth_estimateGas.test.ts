@@ -219,6 +219,11 @@ describe(method, () => {
       expect(first.executions).toBeGreaterThan(1)
       const again = await estimateGas(chain, chain.head, { ...call, from: call.from.toUpperCase().replace('0X', '0x') }, { gasCap })
       expect(again).toStrictEqual({ gas: first.gas, executions: 0 })
+      // Another amount (the same length of data, one byte apart) or a value is another call.
+      const otherData = await estimateGas(chain, chain.head, { ...call, data: Buffer.from(transfer(addr('alice'), '0x00000000000000000000000000000000000d1ff5', 2n).data.slice(2), 'hex') }, { gasCap })
+      expect(otherData.executions).toBeGreaterThan(1)
+      const otherValue = await estimateGas(chain, chain.head, { ...call, value: 0n }, { gasCap })
+      expect(otherValue.executions).toBeGreaterThan(1)
       const earlier = await estimateGas(chain, chain.byNumber(chain.head.number - 1n)!, call, { gasCap })
       expect(earlier.executions).toBeGreaterThan(1)
       // A revert is an answer too, and is given again the same way.

@@ -28,7 +28,6 @@
  */
 import { bytesToHex } from '@ethereumjs/util'
 import { createHash } from 'node:crypto'
-import { jsonReplacer } from '../../encoding/hex.ts'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { isOsakaAt, MAX_TX_GAS } from '../vm/gasRules.ts'
@@ -113,32 +112,39 @@ export function estimateGas(chain: ChainReader, record: BlockRecord, args: CallA
 /**
  * The call as a key: the block's hash and the state root its calls read (state edits change the
  * head's), the cap, every field in one order, addresses in lowercase, as the SHA-256 of their
- * JSON: a call's data can be megabytes, which 4,096 kept keys would hold whole (5 MiB bodies: 20 GiB).
+ * JSON followed by the call's data: a call's data can be megabytes, which 4,096 kept keys would
+ * hold whole (5 MiB bodies: 20 GiB). Numbers are written in hex and the data hashed as bytes, so
+ * the JSON takes no replacer (which sends `JSON.stringify` off its fast path) and the data no hex
+ * string; a JSON array ends where it closes, so the bytes after it cannot make another call's key.
  */
 function answerKey(record: BlockRecord, root: string, a: CallArgs, gasCap: bigint, decideFromTrace?: boolean): string {
   const fields = [
     record.hash,
     root,
-    gasCap,
+    hex(gasCap),
     a.from?.toLowerCase(),
     a.to?.toLowerCase(),
-    a.gas,
-    a.gasPrice,
-    a.maxFeePerGas,
-    a.maxPriorityFeePerGas,
-    a.maxFeePerBlobGas,
-    a.value,
-    a.nonce,
-    a.data,
+    hex(a.gas),
+    hex(a.gasPrice),
+    hex(a.maxFeePerGas),
+    hex(a.maxPriorityFeePerGas),
+    hex(a.maxFeePerBlobGas),
+    hex(a.value),
+    hex(a.nonce),
+    a.data?.length,
     a.accessList?.map((e) => [e.address.toLowerCase(), e.storageKeys.map((k) => k.toLowerCase())]),
     a.blobVersionedHashes?.map((h) => h.toLowerCase()),
-    a.authorizationList?.map((x) => [x.chainId, x.address.toLowerCase(), x.nonce, x.yParity, x.r, x.s]),
-    a.chainId,
+    a.authorizationList?.map((x) => [hex(x.chainId), x.address.toLowerCase(), hex(x.nonce), hex(x.yParity), hex(x.r), hex(x.s)]),
+    hex(a.chainId),
     // A search made in full is kept apart, so that tests can compare the two.
     decideFromTrace === false ? 'searched' : undefined,
   ]
-  return createHash('sha256').update(JSON.stringify(fields, jsonReplacer)).digest('base64')
+  const hash = createHash('sha256').update(JSON.stringify(fields))
+  if (a.data !== undefined) hash.update(a.data)
+  return hash.digest('base64')
 }
+
+const hex = (n: bigint | undefined): string | undefined => n?.toString(16)
 
 async function estimate(chain: ChainReader, record: BlockRecord, args: CallArgs, opts: EstimateOptions): Promise<EstimateResult> {
   // geth's CallDefaults: a given gas above the cap is lowered to it.
