@@ -15,10 +15,13 @@
  *
  * `record` is the one place every entry passes (HTTP requests, transport answers, WebSocket
  * upgrades, messages and notifications). A draft made for the log (`LogDraft`, seq 0) becomes
- * the entry itself, not a copy; the entries are kept in a ring, so the oldest goes without moving
- * the others.
+ * the entry itself, not a copy; the entries are kept in a ring (./logRows.ts, most of them as
+ * columns of their fields rather than objects), so the oldest goes without moving the others.
  */
-import type { FaultKind } from './faults.ts'
+import type { LoggedCall, RequestLogDraft, RequestLogEntry } from './logEntry.ts'
+import { LogRows } from './logRows.ts'
+
+export type { LoggedCall, RequestLogDraft, RequestLogEntry, SocketLogInfo, SocketStage } from './logEntry.ts'
 
 export const REQUEST_LOG_LIMIT = 10_000
 /** The most the kept entries may weigh, by `entryBytes`: 32 MiB. */
@@ -57,26 +60,6 @@ export function entryBytes(entry: RequestLogDraft, keyParent = 0): number {
   return bytes
 }
 
-/** One JSON-RPC call of a request. */
-export interface LoggedCall {
-  /** The method; null for a batch member that is not a valid request object. */
-  readonly method: string | null
-  /**
-   * What it was charged: its price when the request was charged, 0 when it was not (refused,
-   * faulted). A batch's envelope is in the entry's `credits`, not in a call's.
-   */
-  readonly credits: number
-  /** The lines its contracts logged with `console.log` (a call's, or a transaction's mined before the answer); absent when none. */
-  readonly console?: readonly string[]
-  /**
-   * `'ok'`: answered with a result (or a notification that ran); a number: the JSON-RPC error
-   * code it was answered with; null: never executed (the request was refused or faulted).
-   */
-  readonly outcome: 'ok' | number | null
-  /** An eth_call's target (`to`, lowercase), when it named one; absent for other methods. */
-  readonly to?: string
-}
-
 /** The address an eth_call's first param names, lowercase; undefined when it names none. */
 function callTarget(params: readonly unknown[]): string | undefined {
   const to = (params[0] as { to?: unknown } | null | undefined)?.to
@@ -92,47 +75,6 @@ export function loggedCall(method: string, params: readonly unknown[], credits: 
 
 /** A call while its request runs: its outcome is set once it was answered. */
 export type CallDraft = { -readonly [K in keyof LoggedCall]: LoggedCall[K] }
-
-/** What a WebSocket entry is: the connection's upgrade, a message from its client, or a charged notification. */
-export type SocketStage = 'upgrade' | 'message' | 'event'
-
-export interface SocketLogInfo {
-  /** The connection, numbered from 1 by the gateway: its upgrade, messages and notifications share it. */
-  readonly connection: number
-  readonly stage: SocketStage
-  /** A notification's subscription: its id and type (`newHeads`, `logs`, `newPendingTransactions`). */
-  readonly subscription: { readonly id: string; readonly type: string } | null
-}
-
-export interface RequestLogEntry {
-  /** Position in the log, from 1. */
-  readonly seq: number
-  /** When the request arrived, by the gateway's clock (ISO 8601, UTC). */
-  readonly time: string
-  /** The key segment of `/v3/<key>` as sent (even an unknown one); null when the path had none. */
-  readonly key: string | null
-  /** The network the Host named; null when it named none. */
-  readonly network: string | null
-  readonly batch: boolean
-  /** The calls of the body; empty when it was never read (refused first) or was not valid JSON-RPC. */
-  readonly calls: readonly LoggedCall[]
-  /** Credits charged for the whole request (0 when refused or faulted). */
-  readonly credits: number
-  /**
-   * HTTP status answered; null when there was no answer (a dropped or abandoned request). A
-   * WebSocket message or notification has the status the same answer has over HTTP (200, 400,
-   * 402...); an accepted upgrade 101.
-   */
-  readonly status: number | null
-  /** The scripted fault applied, if any. */
-  readonly fault: FaultKind | null
-  /** `http`, or `ws` for a WebSocket's upgrade, messages and notifications. */
-  readonly transport: 'http' | 'ws'
-  /** What a WebSocket entry is (null for HTTP). */
-  readonly socket: SocketLogInfo | null
-}
-
-export type RequestLogDraft = Omit<RequestLogEntry, 'seq'>
 
 /** An entry while its request runs (filled in as the request goes; `seq` is 0 until it is recorded). */
 export type LogDraft = { -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] } & { calls: LoggedCall[] }
@@ -160,9 +102,8 @@ function entryOf(draft: RequestLogDraft | LogDraft, seq: number): RequestLogEntr
 }
 
 export class RequestLog {
-  /** The kept entries, oldest at `#head`, `#count` of them, wrapping around; `#sizes` holds each one's `entryBytes`. */
-  #ring: (RequestLogEntry | undefined)[] = new Array(16)
-  #sizes: number[] = new Array<number>(16).fill(0)
+  /** The kept entries (./logRows.ts), oldest at `#head`, `#count` of them, wrapping around. */
+  #rows = new LogRows(16)
   #head = 0
   #count = 0
   #bytes = 0
@@ -195,10 +136,8 @@ export class RequestLog {
     const entry = entryOf(charged(draft), ++this.#last)
     const size = entryBytes(draft, keyParent)
     if (this.#count > 0 && this.#count >= this.#limit) this.#dropOldest()
-    if (this.#count === this.#ring.length) this.#grow()
-    const at = (this.#head + this.#count) % this.#ring.length
-    this.#ring[at] = entry
-    this.#sizes[at] = size
+    if (this.#count === this.#rows.capacity) this.#grow()
+    this.#rows.set((this.#head + this.#count) % this.#rows.capacity, entry, size)
     this.#count++
     this.#bytes += size
     while (this.#count > this.#limit || (this.#bytes > this.#maxBytes && this.#count > 1)) this.#dropOldest()
@@ -207,39 +146,31 @@ export class RequestLog {
   }
 
   #dropOldest(): void {
-    this.#ring[this.#head] = undefined
-    this.#bytes -= this.#sizes[this.#head]!
-    this.#head = (this.#head + 1) % this.#ring.length
+    this.#bytes -= this.#rows.size(this.#head)
+    this.#rows.forget(this.#head)
+    this.#head = (this.#head + 1) % this.#rows.capacity
     this.#count--
   }
 
   /** Twice the room (up to the limit), the entries moved to its start in order. */
   #grow(): void {
-    const capacity = Math.max(this.#count + 1, Math.min(this.#ring.length * 2, this.#limit))
-    const ring = new Array<RequestLogEntry | undefined>(capacity)
-    const sizes = new Array<number>(capacity).fill(0)
-    for (let i = 0; i < this.#count; i++) {
-      const from = (this.#head + i) % this.#ring.length
-      ring[i] = this.#ring[from]
-      sizes[i] = this.#sizes[from]!
-    }
-    this.#ring = ring
-    this.#sizes = sizes
+    this.#rows.grow(this.#head, this.#count, Math.max(this.#count + 1, Math.min(this.#rows.capacity * 2, this.#limit)))
     this.#head = 0
   }
 
   /** Entries kept, oldest first; with `since`, only those with `seq > since`. */
   entries(since = 0): RequestLogEntry[] {
     const kept: RequestLogEntry[] = []
+    const capacity = this.#rows.capacity
     for (let i = 0; i < this.#count; i++) {
-      const entry = this.#ring[(this.#head + i) % this.#ring.length]!
-      if (entry.seq > since) kept.push(entry)
+      const at = (this.#head + i) % capacity
+      if (this.#rows.seq(at) > since) kept.push(this.#rows.entry(at))
     }
     return kept
   }
 
   clear(): void {
-    this.#ring.fill(undefined)
+    this.#rows.clear()
     this.#head = 0
     this.#count = 0
     this.#bytes = 0
@@ -248,10 +179,10 @@ export class RequestLog {
   /** Forgets the entries after `position` (a snapshot's); numbering goes on from there. */
   truncate(position: number): void {
     while (this.#count > 0) {
-      const at = (this.#head + this.#count - 1) % this.#ring.length
-      if (this.#ring[at]!.seq <= position) break
-      this.#ring[at] = undefined
-      this.#bytes -= this.#sizes[at]!
+      const at = (this.#head + this.#count - 1) % this.#rows.capacity
+      if (this.#rows.seq(at) <= position) break
+      this.#bytes -= this.#rows.size(at)
+      this.#rows.forget(at)
       this.#count--
     }
     this.#last = Math.min(this.#last, position)

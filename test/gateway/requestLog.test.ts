@@ -7,7 +7,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { LOGGED_TEXT_MAX, RequestLog, entryBytes, loggedText } from '../../src/gateway/requestLog.ts'
-import type { RequestLogDraft } from '../../src/gateway/requestLog.ts'
+import type { LogDraft, RequestLogDraft } from '../../src/gateway/requestLog.ts'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
@@ -100,6 +100,34 @@ describe('the byte budget', () => {
     expect(log.record(made)).not.toBe(made)
     expect(Object.keys(log.record(draft(['eth_call'])))[0]).toBe('seq')
     expect(log.entries().map((e) => e.seq)).toEqual([1, 2, 3])
+  })
+
+  it('gives back every entry as it was recorded, its fields in the same order, whatever its shape', () => {
+    // Most entries are kept as columns of their fields (src/gateway/logRows.ts), the rest as objects.
+    const made = (fields: Partial<LogDraft>): LogDraft => ({ seq: 0, ...draft(['eth_blockNumber']), ...fields }) as LogDraft
+    const shapes: LogDraft[] = [
+      made({}),
+      made({ calls: [{ method: 'eth_foo', credits: 80, outcome: -32601 }], status: 400 }),
+      made({ key: null, network: null, calls: [], credits: 0, status: 401 }),
+      made({ key: 'another0another0another0another0', status: null, fault: 'drop' }),
+      made({ fault: 'latency', credits: 0 }),
+      made({ calls: [{ method: 'eth_call', credits: 80, outcome: 'ok', to: '0x00000000000000000000000000000000000000aa' }] }),
+      made({ calls: [{ method: 'eth_call', credits: 80, outcome: 3, console: ['hello'] }] }),
+      made({ calls: [{ method: loggedText('m'.repeat(500)), credits: 80, outcome: -32601 }] }),
+      { seq: 0, ...draft(['eth_chainId', 'eth_blockNumber']) } as LogDraft,
+      made({ transport: 'ws', socket: { connection: 1, stage: 'message', subscription: null } }),
+      made({ calls: [{ method: null, credits: 80, outcome: null }], status: 400 }),
+    ]
+    for (const limit of [3, 7, 100]) {
+      const log = new RequestLog(limit, Number.MAX_SAFE_INTEGER)
+      const recorded: string[] = []
+      for (let round = 0; round < 3; round++) {
+        for (const shape of shapes) recorded.push(JSON.stringify(log.record(structuredClone(shape))))
+        expect(log.entries().map((e) => JSON.stringify(e)), `limit ${limit}`).toEqual(recorded.slice(-Math.min(limit, recorded.length)))
+      }
+      log.truncate(log.position - 2)
+      expect(log.entries().map((e) => JSON.stringify(e))).toEqual(recorded.slice(-Math.min(limit, recorded.length)).slice(0, -2))
+    }
   })
 
   it('counts the string a key was cut from', () => {
