@@ -2,20 +2,22 @@
  * src/chain/vm/trieRead.ts answers a trie read as EthereumJS's `MerklePatriciaTrie.get` does: on
  * tries with hashed and plain keys, small nodes embedded in their parents, keys that run into a
  * leaf, an extension or a branch and stop, a branch's own value, an empty trie, and a node
- * missing from the database.
+ * missing from the database; and with decoded nodes kept across reads (`DecodedNodes`), under
+ * the root they were read at and under others, within their bound.
  */
 import { createMPT } from '@ethereumjs/mpt'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { trieGet } from '../../src/chain/vm/trieRead.ts'
+import type { DecodedNodes } from '../../src/chain/vm/trieRead.ts'
 import { bytes, fillTrie } from '../support/trieFixture.ts'
 
-async function compare(trie: MerklePatriciaTrie, keys: Uint8Array[]): Promise<number> {
+async function compare(trie: MerklePatriciaTrie, keys: Uint8Array[], nodes?: DecodedNodes): Promise<number> {
   let found = 0
   for (const key of keys) {
     const expected = await trie.get(key)
-    const got = await trieGet(trie, key)
+    const got = await trieGet(trie, key, nodes)
     expect(got === null ? null : bytesToHex(got), bytesToHex(key)).toBe(expected === null ? null : bytesToHex(expected))
     if (expected !== null) found++
   }
@@ -45,5 +47,38 @@ describe('trieGet', () => {
     const root = bytesToHex(trie.root()).slice(2)
     for (const k of [...db.keys()]) if (k !== root) db.delete(k)
     expect(await compare(trie, keys)).toBe(0)
+  })
+
+  it('answers as get does with decoded nodes kept across reads and roots, decoding each node once, at most 1,024 kept', async () => {
+    const trie = await createMPT({ useKeyHashing: true })
+    const keys = await fillTrie(trie)
+    const probes = [...keys, ...Array.from({ length: 100 }, (_, i) => bytes(i + 5000, 20))]
+    const nodes: DecodedNodes = new Map()
+    expect(await compare(trie, probes, nodes)).toBeGreaterThanOrEqual(300)
+    // Again: every node by hash comes from the kept ones.
+    let lookups = 0
+    const lookupNode = trie.lookupNode.bind(trie)
+    trie.lookupNode = (ref) => {
+      if (ref instanceof Uint8Array) lookups++
+      return lookupNode(ref)
+    }
+    for (const key of probes) await trieGet(trie, key, nodes)
+    expect(lookups).toBe(0)
+    trie.lookupNode = lookupNode
+    // Another root (more keys, some changed), then the first again: the kept nodes serve both.
+    const first = trie.root()
+    const more = Array.from({ length: 200 }, (_, i) => bytes(i + 9000, 20))
+    for (const key of [...more, ...keys.slice(0, 50)]) await trie.put(key, bytes(key[0]! + 1, 33))
+    expect(await compare(trie, [...probes, ...more], nodes)).toBeGreaterThanOrEqual(500)
+    trie.root(first)
+    expect(await compare(trie, [...probes, ...more], nodes)).toBeGreaterThanOrEqual(300)
+    // A trie of more nodes than kept: the same answers, and no more than 1,024 kept.
+    const big = await createMPT({ useKeyHashing: true })
+    const many = Array.from({ length: 2500 }, (_, i) => bytes(i, 20))
+    for (const key of many) await big.put(key, bytes(key[1]!, 40))
+    const bounded: DecodedNodes = new Map()
+    expect(await compare(big, many, bounded)).toBe(2500)
+    expect(bounded.size).toBeGreaterThan(0)
+    expect(bounded.size).toBeLessThanOrEqual(1024)
   })
 })

@@ -29,6 +29,7 @@ import { Account, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, unpad
 import type { Address } from '@ethereumjs/util'
 import { EoaView } from './eoaView.ts'
 import { trieGet } from './trieRead.ts'
+import type { DecodedNodes } from './trieRead.ts'
 import { OverlayDB } from './overlayDb.ts'
 import { forkAccountEntry } from './forkState.ts'
 import type { ForkReads } from './forkState.ts'
@@ -59,6 +60,8 @@ export class BlockStateManager extends MerkleStateManager {
   readonly #storage = new Map<string, Uint8Array | null>()
   /** Read-only states: a slot's decoded value by address and slot, at `#root`. */
   readonly #slots = new Map<string, Uint8Array>()
+  /** Trie nodes its reads decoded, by hash (./trieRead.ts `DecodedNodes`): a read of a key never asked decodes only its new ones. */
+  readonly #nodes: DecodedNodes = new Map()
   /**
    * Storage tries by storage root and address. EthereumJS forgets its own on every revert, so each
    * rolled-back call would build (and register debug loggers for) a new trie per contract it reads.
@@ -204,7 +207,7 @@ export class BlockStateManager extends MerkleStateManager {
     const storageKey = memoKey(account.storageRoot, address.bytes, key)
     let value = this.#storage.get(storageKey)
     if (value === undefined) {
-      value = await trieGet(this.#storageTrie(address, account), key)
+      value = await trieGet(this.#storageTrie(address, account), key, this.#nodes)
       if (value === null && this.fork !== undefined) value = await this.fork.storage(address, key)
       this.#remember(this.#storage, storageKey, value)
     }
@@ -260,7 +263,7 @@ export class BlockStateManager extends MerkleStateManager {
   }
 
   async #accountEntry(address: Address): Promise<Uint8Array | null> {
-    const entry = await trieGet(this._trie, address.bytes)
+    const entry = await trieGet(this._trie, address.bytes, this.#nodes)
     return this.fork === undefined ? entry : forkAccountEntry(entry, this.fork, address)
   }
 }
