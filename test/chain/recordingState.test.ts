@@ -11,6 +11,7 @@ import { Account, bytesToHex, createAddressFromString, setLengthLeft, intToBytes
 import { describe, expect, it } from 'vitest'
 import { KeyBook } from '../../src/chain/vm/keyBook.ts'
 import { RecordingStateManager } from '../../src/chain/vm/recordingState.ts'
+import { MAX_SLOTS } from '../../src/chain/vm/slotCacheBound.ts'
 import { TrieDatabase } from '../../src/chain/vm/trieDatabase.ts'
 
 const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
@@ -55,5 +56,22 @@ describe('RecordingStateManager storage writes', () => {
     // Back to its own size once nothing written waits in it; the next block as well.
     expect(caches.storage!['_lruCache']!.max).toBe(8)
     expect(await block(recording, 30)).toBe(await block(plain, 30))
+  })
+
+  it('keeps at most MAX_SLOTS slots of an address in its cache after a flush, and reads the dropped ones from the trie', async () => {
+    const caches = new Caches({ account: { type: CacheType.LRU, size: 100 }, storage: { type: CacheType.LRU, size: 100 } })
+    const state = new RecordingStateManager({ common, trie: trie(), caches }, new KeyBook())
+    const plain = new MerkleStateManager({ common, trie: trie() })
+    const count = MAX_SLOTS + 100
+    for (const s of [state, plain]) {
+      await s.putAccount(address(0), new Account(1n, 10n))
+      await s.checkpoint()
+      for (let i = 0; i < count; i++) await s.putStorage(address(0), slot(i), intToBytes(i + 1))
+      await s.commit()
+    }
+    expect(bytesToHex(await state.getStateRoot())).toBe(bytesToHex(await plain.getStateRoot()))
+    const cached = (caches.storage as unknown as { _lruCache: { peek(a: string): Map<string, unknown> } })._lruCache.peek(address(0).toString().slice(2))!
+    expect(cached.size).toBe(MAX_SLOTS / 2)
+    for (let i = 0; i < count; i++) expect(await state.getStorage(address(0), slot(i))).toEqual(intToBytes(i + 1))
   })
 })

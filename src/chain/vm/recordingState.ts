@@ -27,6 +27,7 @@ import type { ForkReads } from './forkState.ts'
 import { EoaView } from './eoaView.ts'
 import { CacheJournal } from './cacheJournal.ts'
 import { WrittenKeeper } from './keepWritten.ts'
+import { boundSlots } from './slotCacheBound.ts'
 import type { LruCacheInternals } from './keepWritten.ts'
 import type { KeyBook } from './keyBook.ts'
 
@@ -110,6 +111,7 @@ export class RecordingStateManager extends MerkleStateManager {
       return super.putStorage(address, key, value)
     }
     this.#slots.touch(address)
+    this.#slotsWritten.add(address.toString().slice(2))
     const encoded = RLP.encode(unpadBytes(value))
     // The value the slot holds already: nothing to write (nor to revert).
     const held = storage.get(address, key)
@@ -117,11 +119,15 @@ export class RecordingStateManager extends MerkleStateManager {
     storage.put(address, key, encoded)
   }
 
+  /** Addresses (unprefixed hex) written slots since the last flush, whose cached slots it bounds (./slotCacheBound.ts). */
+  readonly #slotsWritten = new Set<string>()
+
   override async flush(): Promise<void> {
     await super.flush()
     this.#accounts.flushed()
     this.#slots.flushed()
     this.#codes.flushed()
+    if (boundSlots(this._caches?.storage, this.#slotsWritten)) this.#slotsWritten.clear()
   }
 
   /** A copy over the same trie database, with a copy of the book (a fork records its own writes). */
