@@ -1,6 +1,6 @@
 /**
- * A restore of the head keeps the state's caches, put back as they were at the snapshot
- * (src/chain/vm/cacheJournal.ts): the blocks mined after a restore are the ones a chain that never
+ * A restore of the head keeps the state's caches, put back as they were at the snapshot, with what
+ * the first block after it read (src/chain/vm/cacheJournal.ts): the blocks mined after a restore are the ones a chain that never
  * took the detour mines, root for root, whether the journal put the caches back (one snapshot, the
  * same one twice) or the restore emptied them (a restore past a later snapshot, a state edit).
  */
@@ -44,8 +44,13 @@ describe('the head state’s caches across a restore', () => {
     await pay(chain, 'alice', 5n)
     expect(await count(chain, counter)).toBe(2n)
     await chain.restore(start)
-    const caches = (await (chain as unknown as { store: { getState(): Promise<{ _caches: unknown }> } }).store.getState())._caches as unknown as { account: { _lruCache: { peek(k: string): unknown } } }
+    const caches = (await (chain as unknown as { store: { getState(): Promise<{ _caches: unknown }> } }).store.getState())._caches as unknown as {
+      account: { _lruCache: { peek(k: string): unknown } }
+      storage: { _lruCache: { peek(k: string): Map<string, Uint8Array> | undefined } }
+    }
     expect(caches.account._lruCache.peek(alice.slice(2).toLowerCase())).toBeDefined()
+    // The counter's slot, first read in the block after the snapshot, is kept as it was then (empty: RLP 0x80).
+    expect(caches.storage._lruCache.peek(counter.slice(2).toLowerCase())?.get('0'.repeat(64))).toEqual(Uint8Array.of(0x80))
     expect(await count(chain, counter)).toBe(0n)
     for (const c of [chain, twin]) {
       await bump(c, counter)

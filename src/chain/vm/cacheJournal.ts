@@ -7,7 +7,10 @@
  *
  * `begin(root)` (a snapshot of the head) starts a journal of the value each cache entry held before
  * its first change: EthereumJS 10.1.3's `AccountCache`, `CodeCache` and `StorageCache` call
- * `_saveCachePreState` before every `put` and `del`, and the journal notes the entry there. A
+ * `_saveCachePreState` before every `put` and `del`, and the journal notes the entry there. Until
+ * the trie leaves `root` (the first flush that writes, a root set), what a read finds is that
+ * state's too, and is noted (./recordingState.ts reads through `reading*`): the first block after
+ * a snapshot reads the system contracts' slots, the sender and the token, and they stay. A
  * restore to the same root (`rewindTo`) puts every noted entry back as it was (or drops it, when it
  * was not cached) and moves the trie's root without emptying the caches; the journal starts again
  * from that root, so the snapshot can be restored again.
@@ -24,7 +27,8 @@
  * bytes: docs/limits.md).
  */
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import { equalsBytes } from '@ethereumjs/util'
+import { bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util'
+import type { Address } from '@ethereumjs/util'
 
 /** Entries noted at most (~200 bytes each with their keys: about 3 MiB); past it, a restore empties the caches. */
 export const MAX_ENTRIES = 16_384
@@ -57,6 +61,8 @@ export class CacheJournal {
   #slots = new Map<string, Slots>()
   #entries = 0
   #hooked = false
+  /** Since `begin`, nothing written to the trie nor its root moved: what a read finds is the state at the journal's root. */
+  #pristine = false
 
   constructor(state: MerkleStateManager) {
     this.#state = state
@@ -67,6 +73,64 @@ export class CacheJournal {
     this.#forget()
     if (!this.#atRest() || !equalsBytes(this.#state['_trie'].root(), root) || !this.#hook()) return
     this.#root = root
+    this.#pristine = true
+  }
+
+  /**
+   * A read of `address` through the caches: while the trie is still at the journal's root, what
+   * the cache holds for it after the read is that state's (read from the trie, or there before),
+   * to put back too, unless it was written since `begin`. An entry first read in the block after a
+   * snapshot (the system contracts' slots, the sender, the token) would otherwise leave with the
+   * restore, and the next block read it from the trie again.
+   */
+  async readingAccount<T>(address: Address, read: () => Promise<T>): Promise<T> {
+    if (!this.#pristine) return read()
+    const key = bytesToUnprefixedHex(address.bytes)
+    const unnoted = !this.#accounts.has(key)
+    const value = await read()
+    if (unnoted) this.#noteRead(this.#accounts, key, this.#caches()?.account._lruCache?.peek(key))
+    return value
+  }
+
+  async readingCode<T>(address: Address, read: () => Promise<T>): Promise<T> {
+    if (!this.#pristine) return read()
+    const key = bytesToUnprefixedHex(address.bytes)
+    const unnoted = !this.#codes.has(key)
+    const value = await read()
+    if (unnoted) this.#noteRead(this.#codes, key, this.#caches()?.code._lruCache?.peek(key))
+    return value
+  }
+
+  async readingSlot<T>(address: Address, slot: Uint8Array, read: () => Promise<T>): Promise<T> {
+    if (!this.#pristine || slot.length !== 32) return read()
+    const addressHex = bytesToUnprefixedHex(address.bytes)
+    const slotHex = bytesToUnprefixedHex(slot)
+    const unnoted = this.#slots.get(addressHex)?.has(slotHex) !== true
+    const value = await read()
+    if (unnoted) {
+      const held = this.#caches()?.storage._lruCache?.peek(addressHex)?.get(slotHex)
+      let slots = this.#slots.get(addressHex)
+      if (held !== undefined && this.#pristine && this.#room()) {
+        if (slots === undefined) this.#slots.set(addressHex, (slots = new Map()))
+        slots.set(slotHex, held)
+      }
+    }
+    return value
+  }
+
+  /** Before the state manager's flush: once it writes something, the trie leaves the journal's root. */
+  flushing(): void {
+    if (this.#pristine && !this.#atRest()) this.#pristine = false
+  }
+
+  /** Before the state manager's root is set. */
+  moving(): void {
+    this.#pristine = false
+  }
+
+  /** After a read that found `key` unnoted: its entry now (what the hook may have noted as absent during the read was the read's own put). */
+  #noteRead(noted: Map<string, Entry | undefined>, key: string, entry: Entry | undefined): void {
+    if (entry !== undefined && this.#pristine && this.#room()) noted.set(key, entry)
   }
 
   /**
@@ -96,11 +160,13 @@ export class CacheJournal {
     this.#forget()
     await this.#state.setStateRoot(root, false)
     this.#root = root
+    this.#pristine = true
     return true
   }
 
   #forget(): void {
     this.#root = undefined
+    this.#pristine = false
     this.#accounts = new Map()
     this.#codes = new Map()
     this.#slots = new Map()

@@ -47,7 +47,7 @@ export class RecordingStateManager extends MerkleStateManager {
 
   override async getAccount(address: Address): Promise<Account | undefined> {
     this.#accounts.touch(address)
-    return this.eoaView.apply(address, await this.#readAccount(address))
+    return this.eoaView.apply(address, await this.cacheJournal.readingAccount(address, () => this.#readAccount(address)))
   }
 
   async #readAccount(address: Address): Promise<Account | undefined> {
@@ -68,6 +68,10 @@ export class RecordingStateManager extends MerkleStateManager {
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     this.#slots.touch(address)
+    return this.cacheJournal.readingSlot(address, key, () => this.#readStorage(address, key))
+  }
+
+  async #readStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     const fork = this.fork
     if (fork === undefined || key.length !== 32) return super.getStorage(address, key)
     const cached = this._caches?.storage?.get(address, key)
@@ -81,7 +85,7 @@ export class RecordingStateManager extends MerkleStateManager {
 
   override async getCode(address: Address): Promise<Uint8Array> {
     this.#codes.touch(address)
-    const code = await super.getCode(address)
+    const code = await this.cacheJournal.readingCode(address, () => super.getCode(address))
     if (this.fork === undefined || code.length > 0) return code
     return forkCode(this, this.fork, address)
   }
@@ -123,11 +127,17 @@ export class RecordingStateManager extends MerkleStateManager {
   readonly #slotsWritten = new Set<string>()
 
   override async flush(): Promise<void> {
+    this.cacheJournal.flushing()
     await super.flush()
     this.#accounts.flushed()
     this.#slots.flushed()
     this.#codes.flushed()
     if (boundSlots(this._caches?.storage, this.#slotsWritten)) this.#slotsWritten.clear()
+  }
+
+  override async setStateRoot(stateRoot: Uint8Array, clearCache = true): Promise<void> {
+    this.cacheJournal.moving()
+    return super.setStateRoot(stateRoot, clearCache)
   }
 
   /** A copy over the same trie database, with a copy of the book (a fork records its own writes). */
