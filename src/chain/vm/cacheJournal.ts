@@ -83,22 +83,12 @@ export class CacheJournal {
    * snapshot (the system contracts' slots, the sender, the token) would otherwise leave with the
    * restore, and the next block read it from the trie again.
    */
-  async readingAccount<T>(address: Address, read: () => Promise<T>): Promise<T> {
-    if (!this.#pristine) return read()
-    const key = bytesToUnprefixedHex(address.bytes)
-    const unnoted = !this.#accounts.has(key)
-    const value = await read()
-    if (unnoted) this.#noteRead(this.#accounts, key, this.#caches()?.account._lruCache?.peek(key))
-    return value
+  readingAccount<T>(address: Address, read: () => Promise<T>): Promise<T> {
+    return this.#readingEntry(() => this.#accounts, 'account', address, read)
   }
 
-  async readingCode<T>(address: Address, read: () => Promise<T>): Promise<T> {
-    if (!this.#pristine) return read()
-    const key = bytesToUnprefixedHex(address.bytes)
-    const unnoted = !this.#codes.has(key)
-    const value = await read()
-    if (unnoted) this.#noteRead(this.#codes, key, this.#caches()?.code._lruCache?.peek(key))
-    return value
+  readingCode<T>(address: Address, read: () => Promise<T>): Promise<T> {
+    return this.#readingEntry(() => this.#codes, 'code', address, read)
   }
 
   async readingSlot<T>(address: Address, slot: Uint8Array, read: () => Promise<T>): Promise<T> {
@@ -128,9 +118,15 @@ export class CacheJournal {
     this.#pristine = false
   }
 
-  /** After a read that found `key` unnoted: its entry now (what the hook may have noted as absent during the read was the read's own put). */
-  #noteRead(noted: Map<string, Entry | undefined>, key: string, entry: Entry | undefined): void {
-    if (entry !== undefined && this.#pristine && this.#room()) noted.set(key, entry)
+  /** An account or code read: when it finds `address` unnoted, its entry after the read (what the hook noted as absent during the read was the read's own put). */
+  async #readingEntry<T>(noted: () => Map<string, Entry | undefined>, cache: 'account' | 'code', address: Address, read: () => Promise<T>): Promise<T> {
+    if (!this.#pristine) return read()
+    const key = bytesToUnprefixedHex(address.bytes)
+    const unnoted = !noted().has(key)
+    const value = await read()
+    const entry = unnoted ? this.#caches()?.[cache]._lruCache?.peek(key) : undefined
+    if (entry !== undefined && this.#pristine && this.#room()) noted().set(key, entry)
+    return value
   }
 
   /**
