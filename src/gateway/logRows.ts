@@ -121,7 +121,11 @@ export class LogRows {
   /** `count` rows from `head` moved to the start of `capacity` rows, in order. */
   grow(head: number, count: number, capacity: number): void {
     const old = this.#capacity
-    const moved = <T>(column: T[]): T[] => Array.from({ length: count }, (_, i) => column[(head + i) % old]!)
+    const moved = <T>(column: T[]): T[] => {
+      const rows: T[] = []
+      for (let i = 0, at = head; i < count; i++, at = at + 1 === old ? 0 : at + 1) rows.push(column[at]!)
+      return rows
+    }
     this.#objects = moved(this.#objects)
     this.#seq = moved(this.#seq)
     this.#time = moved(this.#time)
