@@ -40,7 +40,6 @@ export type DecodedNodes = Map<string, MPTNode>
 type MPTNode = Awaited<ReturnType<MerklePatriciaTrie['lookupNode']>>
 
 /** `trie.get(key)`: the same answer, without the walk machinery; with `nodes`, nodes by hash decoded once. */
-
 export async function trieGet(trie: MerklePatriciaTrie, key: Uint8Array, nodes?: DecodedNodes): Promise<Uint8Array | null> {
   const internals = trie as unknown as TrieInternals
   const root = trie.root()
