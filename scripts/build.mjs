@@ -13,9 +13,14 @@
 // Then the start path is bundled (esbuild, issue 19: module resolution and file reads were most of
 // a start): each entry of package.json's exports and the CLI becomes one file, the modules they
 // share go to dist/chunks/, and what they import with import() (the subcommands, the builder,
-// capture) stays in chunks of its own, loaded when used. Dependencies are not bundled (users'
-// copies of EthereumJS, viem or ws stay the ones the package uses). tsc's other .js files are
-// removed (their declarations stay): what runs is the bundle. A module that finds files next to
+// capture) stays in chunks of its own, loaded when used. The dependencies are bundled too
+// (EthereumJS, noble, ws...): Node's ES module loader resolving, reading and compiling their ~600
+// files was most of `import('gateway-double')`. So the package runs its own copy of them, as the
+// CLI does, and its run-time changes to EthereumJS (patches/README.md) reach that copy only, never
+// the user's EthereumJS; they stay declared dependencies, which the declarations import types
+// from. Left outside: what is loaded by name or path at run time (express, solc, secp256k1's
+// native binding, ws's optional add-ons). tsc's other .js files are removed (their declarations
+// stay): what runs is the bundle. A module that finds files next to
 // itself (import.meta.url) is given the URL its tsc output would have had, so config/default.json,
 // package.json and the dependencies it requires resolve as before.
 //
@@ -132,7 +137,8 @@ async function bundle() {
   // The ES module targets of package.json's exports (dist/<path>.js, built from src/<path>.ts), and the CLI.
   const entries = {}
   const targets = (v) => (typeof v === 'string' ? [v] : Object.entries(v).flatMap(([k, x]) => (k === 'require' || k === 'types' ? [] : targets(x))))
-  for (const target of targets(JSON.parse(readFileSync(at('package.json'), 'utf8')).exports)) {
+  const manifest = JSON.parse(readFileSync(at('package.json'), 'utf8'))
+  for (const target of targets(manifest.exports)) {
     const m = /^\.\/dist\/(.+)\.js$/.exec(target)
     if (m) entries[m[1]] = `src/${m[1]}.ts`
   }
@@ -154,7 +160,7 @@ async function bundle() {
   const define = { 'globalThis.GATEWAY_DOUBLE_CODE_HASH': JSON.stringify(codeHash().update(`@ethereumjs/vm@${vmVersion}`).digest('hex')) }
   // patches/README.md, change 12: the bundled @ethereumjs/util makes its table of the BigInts 0 to
   // 65535 when first asked for each, not all 65,536 at load (tens of ms of every start). Applied to
-  // the copy inside the CLI bundle only (a user's EthereumJS is theirs); the build fails when the
+  // the copies inside the bundles only (a user's EthereumJS is theirs); the build fails when the
   // text it replaces is not there, so a new EthereumJS version is looked at, not silently left eager.
   const lazyBigIntTable = {
     name: 'lazy-bigint-table',
@@ -170,6 +176,10 @@ async function bundle() {
     },
   }
   const cliExternal = ['express', 'solc', 'secp256k1', 'ws']
+  // And the peers (vitest, for gateway-double/testing/vitest): the user's own copy, never one of ours.
+  const libraryExternal = ['express', 'solc', 'secp256k1', 'bufferutil', 'utf-8-validate', ...Object.keys(manifest.peerDependencies ?? {})]
+  // The EthereumJS copy each bundle holds (src/chain/vm/ethereumjsVersion.ts).
+  const bundledEthereumjs = JSON.stringify({ '@ethereumjs/common': version('@ethereumjs/common'), '@ethereumjs/evm': version('@ethereumjs/evm'), '@ethereumjs/mpt': version('@ethereumjs/mpt') })
   // CommonJS in one file: bin/gateway-double.js compiles it with node:vm and V8's code cache
   // (Node 20 has none for ES modules). import.meta.url becomes the file's own URL.
   const cli = await esbuild.build({
@@ -187,8 +197,7 @@ async function bundle() {
     define: {
       ...define,
       'import.meta.url': '__gatewayDoubleUrl',
-      // The EthereumJS copy the bundle holds (src/chain/vm/ethereumjsVersion.ts).
-      'globalThis.GATEWAY_DOUBLE_BUNDLED_ETHEREUMJS': JSON.stringify({ '@ethereumjs/common': version('@ethereumjs/common'), '@ethereumjs/evm': version('@ethereumjs/evm'), '@ethereumjs/mpt': version('@ethereumjs/mpt') }),
+      'globalThis.GATEWAY_DOUBLE_BUNDLED_ETHEREUMJS': bundledEthereumjs,
     },
     plugins: [selfUrl, lazyBigIntTable],
     metafile: true,
@@ -219,10 +228,17 @@ async function bundle() {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
+    // Dependencies inside too (as in the CLI), but for the ones loaded by path or by name at run
+    // time: Node's ES module loader resolving, reading and compiling EthereumJS's, noble's and ws's
+    // ~600 files was most of `import('gateway-double')` (issue 19, item 6). ws is inside: its
+    // optional native add-ons stay outside, required by name as ws does. A CommonJS module inside
+    // requires Node's own modules through the banner's `require`.
+    external: libraryExternal,
+    mainFields: ['module', 'main'],
+    banner: { js: "import { createRequire as __gatewayDoubleCreateRequire } from 'node:module';\nconst require = __gatewayDoubleCreateRequire(import.meta.url);" },
     allowOverwrite: true,
-    define,
-    plugins: [selfUrl],
+    define: { ...define, 'globalThis.GATEWAY_DOUBLE_BUNDLED_ETHEREUMJS': bundledEthereumjs },
+    plugins: [selfUrl, lazyBigIntTable],
     metafile: true,
     logLevel: 'warning',
   })

@@ -1,9 +1,10 @@
 /**
  * The version of an EthereumJS package this code runs with: the run-time changes written against
  * one version (./interpreterPatch.ts, ./commonParams.ts, ./triePath.ts) apply to it only. Read from the package's
- * package.json where Node resolves it; the CLI's bundle (scripts/build.mjs), which holds its own
- * copy of EthereumJS, has the copy's versions written in by the build, and resolves nothing at
- * start (resolving a package through its exports was ~15 ms of a cold start, issue 19).
+ * package.json where Node resolves it (the sources); the package's bundles (scripts/build.mjs),
+ * which hold their own copy of EthereumJS, have the copy's versions written in by the build, and
+ * resolve nothing at start (resolving a package through its exports was ~15 ms of a cold start,
+ * issue 19).
  */
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
