@@ -1,13 +1,14 @@
 /**
  * A mined header's byte fields in one buffer (src/chain/blocks/compactHeader.ts): the same header as
  * EthereumJS makes from the same fields (bytes, hash, JSON), frozen, its fields views of one
- * buffer or shared zeros.
+ * buffer or shared zeros; and a compact copy of a header made already (the one runBlock seals a
+ * mined block with), the same again without making the header anew.
  */
 import { createBlockHeader } from '@ethereumjs/block'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
-import { compactHeader } from '../../src/chain/blocks/compactHeader.ts'
+import { compactCopy, compactHeader } from '../../src/chain/blocks/compactHeader.ts'
 import { bytes } from '../support/trieFixture.ts'
 
 const common = new Common({ chain: Mainnet, hardfork: Hardfork.Osaka })
@@ -54,4 +55,21 @@ describe('compactHeader', () => {
       expect(got.parentBeaconBlockRoot).toBe(got.mixHash)
     })
   }
+
+  it('copies a header made already: the same header, its fields in one buffer, the made one untouched', () => {
+    const made = createBlockHeader(fields(bytes(7, 256)), { common })
+    const madeHash = made.hash()
+    const got = compactCopy(made)
+    expect(got.serialize()).toEqual(made.serialize())
+    expect(got.hash()).toEqual(madeHash)
+    expect(got.toJSON()).toEqual(made.toJSON())
+    expect(got.common).toBe(made.common)
+    expect(Object.isFrozen(got)).toBe(true)
+    expect(got.stateRoot.buffer).toBe(got.parentHash.buffer)
+    expect(got.hash().buffer).toBe(got.parentHash.buffer)
+    expect(got.mixHash).toBe(compactHeader(fields(bytes(7, 256)), common).mixHash)
+    // The made header keeps its own fields and hash.
+    expect(made.stateRoot.buffer).not.toBe(got.stateRoot.buffer)
+    expect(made.hash()).toBe(madeHash)
+  })
 })

@@ -27,7 +27,20 @@ const isZero = (bytes: Uint8Array) => bytes.every((b) => b === 0)
  * made unfrozen, its fields replaced, then frozen as EthereumJS freezes it.
  */
 export function compactHeader(fields: HeaderData, common: Common): BlockHeader {
-  const header = createBlockHeader(fields, { common, freeze: false })
+  return compacted(createBlockHeader(fields, { common, freeze: false }))
+}
+
+/**
+ * A compact copy of a header made already (the one `runBlock` seals a mined block with): the same
+ * fields, Common and hash, without making the header again (a Common copy, every field converted
+ * and checked, the fork's defaults looked up).
+ */
+export function compactCopy(made: BlockHeader): BlockHeader {
+  return compacted(Object.assign(Object.create(Object.getPrototypeOf(made) as object) as BlockHeader, made, { cache: { hash: undefined } }))
+}
+
+/** `header` (unfrozen), its byte fields moved into one buffer, then frozen. */
+function compacted(header: BlockHeader): BlockHeader {
   const data = header as unknown as Record<string, unknown>
   const own: [string, Uint8Array][] = []
   let size = 32

@@ -2,11 +2,12 @@
  * Mining one block on top of a chain's head: the child header as the chain's fork schedule has it
  * at that height and time (EIP-1559 base fee from the parent, withdrawals `[]` from Shanghai, blob
  * gas fields and a zero parent beacon root from Cancun, the requests hash from Prague), the
- * transactions run once through `runBlock({generate: true})` on the parent's state, and the real
- * header assembled from what that run computed (as the fixture builder seals blocks).
+ * transactions run once through `runBlock({generate: true})` on the parent's state, and the block's
+ * header the one that run sealed its own block with (the shell's fields and the roots, bloom, gas
+ * used and requests hash it computed), kept compact.
  */
 import { Block, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block'
-import type { HeaderData } from '@ethereumjs/block'
+import type { BlockHeader, HeaderData } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { createTxFromRLP } from '@ethereumjs/tx'
@@ -17,7 +18,7 @@ import { keccak256 } from '../../encoding/keccak.ts'
 import type { BlockRecord } from '../blocks/types.ts'
 import { withoutEthereumJsContext } from '../vm/ethereumjsMessage.ts'
 import { recordFromExecution } from '../blocks/record.ts'
-import { compactHeader } from '../blocks/compactHeader.ts'
+import { compactCopy, compactHeader } from '../blocks/compactHeader.ts'
 import { decodeImpersonated, impersonatedSender, waivingEip3607 } from '../pool/impersonation.ts'
 import { collectPerTransaction } from '../vm/consoleTap.ts'
 import { loadedVmLibraries } from '../vm/vmLibraries.ts'
@@ -113,6 +114,12 @@ export async function mineChild(
   const atParent = equalsBytes(await vm.stateManager.getStateRoot(), parentRoot)
   let run: RunBlockResult
   let logged: ReadonlyMap<number, readonly string[]> | undefined
+  // The block runBlock seals (its header has the fields sealBlock would give it): its header is kept, not made again.
+  let sealed: BlockHeader | undefined
+  const seal = (event: { block: Block }) => {
+    sealed = event.block.header
+  }
+  vm.events.on('afterBlock', seal)
   try {
     const runBlock = () =>
       loadedVmLibraries().vm.runBlock(vm, {
@@ -130,8 +137,10 @@ export async function mineChild(
     ))
   } catch (err) {
     throw new MiningError(withoutEthereumJsContext(err))
+  } finally {
+    vm.events.off('afterBlock', seal)
   }
-  const block = await sealBlock(fields, run, transactions, withdrawals, common)
+  const block = await sealBlock(fields, run, transactions, withdrawals, common, sealed)
   const record = recordFromExecution(block, run.receipts)
   return logged === undefined ? record : { ...record, console: logged }
 }
@@ -139,6 +148,8 @@ export async function mineChild(
 /**
  * The block a `runBlock(generate: true)` of a shell block built: the shell's header fields plus the
  * roots, bloom, gas used and requests hash the run gave (the builder seals its blocks the same way).
+ * Given the header runBlock sealed its own block with (the same fields, its transactions trie
+ * included), that header is kept, with the block's own transactions.
  */
 export async function sealBlock(
   fields: HeaderData,
@@ -146,8 +157,10 @@ export async function sealBlock(
   transactions: TypedTransaction[],
   withdrawals: never[] | undefined,
   common: Common,
+  sealed?: BlockHeader,
 ): Promise<Block> {
   // Kept as long as the block is: its byte fields in one buffer (../blocks/compactHeader.ts).
+  if (sealed !== undefined) return new Block(compactCopy(sealed), transactions, [], withdrawals, { common })
   const header = compactHeader(
     {
       ...fields,
