@@ -54,8 +54,8 @@ const EMPTY_RLP = Uint8Array.of(0x80)
 
 export class BlockStateManager extends MerkleStateManager {
   readonly #root: Uint8Array
-  /** Account RLP (null: no account) by address, at `#root`. */
-  readonly #accounts = new Map<string, Uint8Array | null>()
+  /** The account (null: none) by address, at `#root`, decoded once: never changed, each reader gets a copy. */
+  readonly #accounts = new Map<string, Account | null>()
   /** Raw storage trie value (null: never written) by storage root, address and slot. */
   readonly #storage = new Map<string, Uint8Array | null>()
   /** Read-only states: a slot's decoded value by address and slot, at `#root`. */
@@ -71,12 +71,6 @@ export class BlockStateManager extends MerkleStateManager {
   readonly fork: ForkReads | undefined
   /** The sender whose next account read answers an empty code hash once (./eoaView.ts). */
   readonly #eoaView = new EoaView()
-  /**
-   * The account an element of the account cache holds, by that element (what the cache drops goes
-   * from here too): a call reads the same few accounts many times (runTx reads its sender and the
-   * coinbase before and after each change), and puts them as often (see `#cachePut`).
-   */
-  readonly #decodedAccounts = new WeakMap<object, Account>()
 
   private constructor(base: MerkleStateManager, root: Uint8Array, caches: Caches | undefined, isolated: boolean) {
     const common = base.common.copy()
@@ -118,15 +112,15 @@ export class BlockStateManager extends MerkleStateManager {
 
   /** The account as the block holds it, whatever a call running on this state has changed. */
   async blockAccount(address: Address): Promise<Account | undefined> {
-    const rlp = await this.#baseAccount(address)
-    return rlp !== null ? createAccountFromRLP(rlp) : undefined
+    const account = await this.#baseAccount(address)
+    return account !== null ? copyOf(account) : undefined
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
     const cached = this._caches?.account?.get(address)
     if (cached !== undefined) return this.#eoaView.apply(address, this.#decoded(cached))
-    const rlp = await this.#baseAccount(address)
-    const account = rlp !== null ? createAccountFromRLP(rlp) : undefined
+    const base = await this.#baseAccount(address)
+    const account = base !== null ? copyOf(base) : undefined
     if (account === undefined || !this.#cachePut(address, account)) this._caches?.account?.put(address, account)
     return this.#eoaView.apply(address, account)
   }
@@ -139,7 +133,7 @@ export class BlockStateManager extends MerkleStateManager {
    * EthereumJS 10.1.3's account cache `put` (the pre-state saved for a revert, then the element
    * set), with the element's RLP made only when read (a flush to the trie) instead of at every put:
    * a call puts its sender and the coinbase several times and never flushes. The element holds a
-   * copy of the account as put (callers go on changing theirs). False, and nothing done, for a
+   * copy of the account as put (callers go on changing theirs; see `CachedAccount`). False, and nothing done, for a
    * cache whose internals are not these (another version: its own `put` runs).
    */
   #cachePut(address: Address, account: Account): boolean {
@@ -149,14 +143,7 @@ export class BlockStateManager extends MerkleStateManager {
     if (map === undefined) return false
     const key = bytesToUnprefixedHex(address.bytes)
     cache._saveCachePreState(key)
-    const kept = new Account(account.nonce, account.balance, account.storageRoot, account.codeHash)
-    let rlp: Uint8Array | undefined
-    const elem = {
-      get accountRLP(): Uint8Array {
-        return (rlp ??= kept.serialize())
-      },
-    }
-    this.#decodedAccounts.set(elem, kept)
+    const elem = new CachedAccount(copyOf(account))
     if (cache._lruCache !== undefined) cache._lruCache.set(key, elem)
     else cache._orderedMapCache!.setElement(key, elem)
     return true
@@ -164,12 +151,11 @@ export class BlockStateManager extends MerkleStateManager {
 
   /** A new Account of a cache element (callers change what they read): undefined for no account. */
   #decoded(elem: { accountRLP: Uint8Array | undefined }): Account | undefined {
-    let known = this.#decodedAccounts.get(elem)
-    if (known === undefined) {
-      if (elem.accountRLP === undefined) return undefined
-      this.#decodedAccounts.set(elem, (known = createAccountFromRLP(elem.accountRLP)))
-    }
-    return new Account(known.nonce, known.balance, known.storageRoot, known.codeHash)
+    let known: Account
+    if (elem instanceof CachedAccount) known = elem.account
+    else if (elem.accountRLP === undefined) return undefined
+    else known = createAccountFromRLP(elem.accountRLP)
+    return copyOf(known)
   }
 
   /** A slot this read-only state has read already, at once (a copy); undefined when not read yet or the state is not read-only. */
@@ -250,21 +236,48 @@ export class BlockStateManager extends MerkleStateManager {
     memo.set(key, value)
   }
 
-  /** The account's RLP at the block's root (memoized), or as the trie holds it under any other root. */
-  async #baseAccount(address: Address): Promise<Uint8Array | null> {
-    if (!equalsBytes(this._trie.root(), this.#root)) return this.#accountEntry(address)
+  /**
+   * The account at the block's root (memoized), or as the trie holds it under any other root: not
+   * to be changed (callers copy it).
+   */
+  async #baseAccount(address: Address): Promise<Account | null> {
+    if (!equalsBytes(this._trie.root(), this.#root)) return decodedAccount(await this.#accountEntry(address))
     const key = memoKey(address.bytes)
-    let rlp = this.#accounts.get(key)
-    if (rlp === undefined) {
-      rlp = await this.#accountEntry(address)
-      this.#remember(this.#accounts, key, rlp)
+    let account = this.#accounts.get(key)
+    if (account === undefined) {
+      account = decodedAccount(await this.#accountEntry(address))
+      this.#remember(this.#accounts, key, account)
     }
-    return rlp
+    return account
   }
 
   async #accountEntry(address: Address): Promise<Uint8Array | null> {
     const entry = await trieGet(this._trie, address.bytes, this.#nodes)
     return this.fork === undefined ? entry : forkAccountEntry(entry, this.fork, address)
+  }
+}
+
+const decodedAccount = (rlp: Uint8Array | null): Account | null => (rlp === null ? null : createAccountFromRLP(rlp))
+
+/** A new Account with the same fields (the byte fields shared: EthereumJS replaces them, never writes into them). */
+const copyOf = (a: Account): Account => new Account(a.nonce, a.balance, a.storageRoot, a.codeHash)
+
+/**
+ * An element of EthereumJS's account cache (`{ accountRLP }`) put by `#cachePut`: the account as
+ * put, its RLP made the first time it is read (a flush). A call reads the same few accounts many
+ * times (runTx reads its sender and the coinbase before and after each change) and puts them as
+ * often: each read of an element copies its account, never decodes RLP. A class, not an object
+ * literal with a getter (a closure and an accessor per put) beside a WeakMap from element to account.
+ */
+class CachedAccount {
+  readonly account: Account
+  #rlp: Uint8Array | undefined
+  constructor(account: Account) {
+    this.account = account
+  }
+
+  get accountRLP(): Uint8Array {
+    return (this.#rlp ??= this.account.serialize())
   }
 }
 
