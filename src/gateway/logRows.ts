@@ -25,22 +25,44 @@ function shared(names: Map<string, string>, text: string): string {
   return text
 }
 
-export class LogRows {
+/** The columns, each a packed array of one kind. */
+interface Columns {
   /** Entries kept as objects; undefined where the row is compact. */
-  #objects: (RequestLogEntry | undefined)[] = []
-  #seq: number[] = []
-  #time: string[] = []
-  #key: (string | null)[] = []
-  #network: (string | null)[] = []
+  objects: (RequestLogEntry | undefined)[]
+  seq: number[]
+  time: string[]
+  key: (string | null)[]
+  network: (string | null)[]
   /** The one call's method; undefined for an entry without calls. */
-  #method: (string | undefined)[] = []
-  #callCredits: number[] = []
-  #outcome: LoggedCall['outcome'][] = []
-  #credits: number[] = []
-  #status: (number | null)[] = []
-  #fault: (FaultKind | null)[] = []
+  method: (string | undefined)[]
+  callCredits: number[]
+  outcome: LoggedCall['outcome'][]
+  credits: number[]
+  status: (number | null)[]
+  fault: (FaultKind | null)[]
   /** Each row's weight (`entryBytes`), kept for its removal. */
-  #sizes: number[] = []
+  sizes: number[]
+}
+
+/** Each column's value in a row that holds nothing: what a new row is filled with, and what a forgotten row's objects and strings become. */
+const EMPTY: { readonly [C in keyof Columns]: Columns[C][number] } = {
+  objects: undefined,
+  seq: 0,
+  time: '',
+  key: null,
+  network: null,
+  method: undefined,
+  callCredits: 0,
+  outcome: null,
+  credits: 0,
+  status: null,
+  fault: null,
+  sizes: 0,
+}
+const COLUMNS = Object.keys(EMPTY) as (keyof Columns)[]
+
+export class LogRows {
+  #c: Columns = { objects: [], seq: [], time: [], key: [], network: [], method: [], callCredits: [], outcome: [], credits: [], status: [], fault: [], sizes: [] }
   #capacity = 0
   #lastKey: string | null = null
   #lastTime = ''
@@ -56,88 +78,80 @@ export class LogRows {
 
   /** Keeps `entry` (weighing `size`) at row `at`. */
   set(at: number, entry: RequestLogEntry, size: number): void {
-    this.#seq[at] = entry.seq
-    this.#sizes[at] = size
+    const c = this.#c
+    c.seq[at] = entry.seq
+    c.sizes[at] = size
     const calls = entry.calls
     const call = calls[0]
     if (entry.socket !== null || entry.batch || calls.length > 1 || (call !== undefined && (call.console !== undefined || call.to !== undefined || call.method === null))) {
-      this.#objects[at] = entry
+      c.objects[at] = entry
       return
     }
-    this.#objects[at] = undefined
+    c.objects[at] = undefined
     const time = entry.time
-    this.#time[at] = time === this.#lastTime ? this.#lastTime : (this.#lastTime = time)
+    c.time[at] = time === this.#lastTime ? this.#lastTime : (this.#lastTime = time)
     const key = entry.key
-    this.#key[at] = key !== null && key === this.#lastKey ? this.#lastKey : (this.#lastKey = key)
-    this.#network[at] = entry.network
-    this.#method[at] = call === undefined ? undefined : shared(this.#methods, call.method!)
-    this.#callCredits[at] = call === undefined ? 0 : call.credits
-    this.#outcome[at] = call === undefined ? null : call.outcome
-    this.#credits[at] = entry.credits
-    this.#status[at] = entry.status
-    this.#fault[at] = entry.fault
+    c.key[at] = key !== null && key === this.#lastKey ? this.#lastKey : (this.#lastKey = key)
+    c.network[at] = entry.network
+    c.method[at] = call === undefined ? undefined : shared(this.#methods, call.method!)
+    c.callCredits[at] = call === undefined ? 0 : call.credits
+    c.outcome[at] = call === undefined ? null : call.outcome
+    c.credits[at] = entry.credits
+    c.status[at] = entry.status
+    c.fault[at] = entry.fault
   }
 
   /** The entry at row `at`, as recorded. */
   entry(at: number): RequestLogEntry {
-    const kept = this.#objects[at]
+    const c = this.#c
+    const kept = c.objects[at]
     if (kept !== undefined) return kept
-    const method = this.#method[at]
-    const calls: LoggedCall[] = method === undefined ? [] : [{ method, credits: this.#callCredits[at]!, outcome: this.#outcome[at]! }]
+    const method = c.method[at]
+    const calls: LoggedCall[] = method === undefined ? [] : [{ method, credits: c.callCredits[at]!, outcome: c.outcome[at]! }]
     return {
-      seq: this.#seq[at]!,
-      time: this.#time[at]!,
-      key: this.#key[at]!,
-      network: this.#network[at]!,
+      seq: c.seq[at]!,
+      time: c.time[at]!,
+      key: c.key[at]!,
+      network: c.network[at]!,
       batch: false,
       calls,
-      credits: this.#credits[at]!,
-      fault: this.#fault[at]!,
-      status: this.#status[at]!,
+      credits: c.credits[at]!,
+      fault: c.fault[at]!,
+      status: c.status[at]!,
       transport: 'http',
       socket: null,
     }
   }
 
   seq(at: number): number {
-    return this.#seq[at]!
+    return this.#c.seq[at]!
   }
 
   size(at: number): number {
-    return this.#sizes[at]!
+    return this.#c.sizes[at]!
   }
 
-  /** Lets go of row `at`'s objects and strings. */
+  /** Lets go of row `at`'s objects and strings: the columns that hold them, written out (it runs once per request). */
   forget(at: number): void {
-    this.#objects[at] = undefined
-    this.#time[at] = ''
-    this.#key[at] = null
-    this.#network[at] = null
-    this.#method[at] = undefined
-    this.#outcome[at] = null
-    this.#fault[at] = null
+    const c = this.#c
+    c.objects[at] = undefined
+    c.time[at] = ''
+    c.key[at] = null
+    c.network[at] = null
+    c.method[at] = undefined
+    c.outcome[at] = null
+    c.fault[at] = null
   }
 
   /** `count` rows from `head` moved to the start of `capacity` rows, in order. */
   grow(head: number, count: number, capacity: number): void {
     const old = this.#capacity
-    const moved = <T>(column: T[]): T[] => {
-      const rows: T[] = []
-      for (let i = 0, at = head; i < count; i++, at = at + 1 === old ? 0 : at + 1) rows.push(column[at]!)
-      return rows
+    for (const column of COLUMNS) {
+      const from = this.#c[column] as unknown[]
+      const rows: unknown[] = []
+      for (let i = 0, at = head; i < count; i++, at = at + 1 === old ? 0 : at + 1) rows.push(from[at])
+      ;(this.#c as Record<keyof Columns, unknown[]>)[column] = rows
     }
-    this.#objects = moved(this.#objects)
-    this.#seq = moved(this.#seq)
-    this.#time = moved(this.#time)
-    this.#key = moved(this.#key)
-    this.#network = moved(this.#network)
-    this.#method = moved(this.#method)
-    this.#callCredits = moved(this.#callCredits)
-    this.#outcome = moved(this.#outcome)
-    this.#credits = moved(this.#credits)
-    this.#status = moved(this.#status)
-    this.#fault = moved(this.#fault)
-    this.#sizes = moved(this.#sizes)
     this.#resize(capacity)
   }
 
@@ -146,23 +160,12 @@ export class LogRows {
     for (let at = 0; at < this.#capacity; at++) this.forget(at)
   }
 
-  /** Rows up to `capacity`, filled with placeholders of each column's kind (packed arrays). */
+  /** Rows up to `capacity`, filled with each column's empty value (packed arrays). */
   #resize(capacity: number): void {
-    const fill = <T>(column: T[], value: T) => {
-      for (let i = column.length; i < capacity; i++) column.push(value)
+    for (const column of COLUMNS) {
+      const rows = this.#c[column] as unknown[]
+      for (let i = rows.length; i < capacity; i++) rows.push(EMPTY[column])
     }
-    fill(this.#objects, undefined)
-    fill(this.#seq, 0)
-    fill(this.#time, '')
-    fill(this.#key, null)
-    fill(this.#network, null)
-    fill(this.#method, undefined)
-    fill(this.#callCredits, 0)
-    fill(this.#outcome, null)
-    fill(this.#credits, 0)
-    fill(this.#status, null)
-    fill(this.#fault, null)
-    fill(this.#sizes, 0)
     this.#capacity = capacity
   }
 }
