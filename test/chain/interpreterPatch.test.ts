@@ -10,6 +10,7 @@ import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { EVM, getOpcodesForHF } from '@ethereumjs/evm'
+import { ethereumjsExtend, frameClasses, interpreterFor } from '../../src/chain/vm/frameMemory.ts'
 import { ethereumjsRunInterpreter } from '../../src/chain/vm/frameResult.ts'
 import { PATCHED_VERSION, patchInterpreter } from '../../src/chain/vm/interpreterPatch.ts'
 import { vmLibraries } from '../../src/chain/vm/vmLibraries.ts'
@@ -180,5 +181,66 @@ describe('the interpreter patch', () => {
     const a = await run(PROGRAMS['a JUMP loop']!, false)
     const b = await run(PROGRAMS['a JUMP loop']!, false)
     expect(a.outcome).toEqual(b.outcome)
+  })
+})
+
+describe("a frame's memory (src/chain/vm/frameMemory.ts)", () => {
+  const made = async () => {
+    const { evm: evmLib } = await vmLibraries()
+    await patchInterpreter()
+    const classes = frameClasses()!
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Osaka })
+    const evm = await evmLib.createEVM({ common })
+    const env = { gasRefund: 3n, initialLogs: [['log']], address: CONTRACT }
+    const args = [evm, evm.stateManager, evm.blockchain, env, 1_000n, evm.journal, undefined, { enabled: false }] as const
+    const Interpreter = classes.Interpreter as unknown as new (...a: typeof args) => Record<string, unknown>
+    return { classes, ours: interpreterFor(...(args as unknown as Parameters<typeof interpreterFor>)) as Record<string, unknown>, theirs: new Interpreter(...args) }
+  }
+
+  it("makes a frame's interpreter as EthereumJS's constructor does, with an empty memory", async () => {
+    const { ours, theirs } = await made()
+    expect(Object.getPrototypeOf(ours)).toBe(Object.getPrototypeOf(theirs))
+    expect(Object.keys(ours)).toEqual(Object.keys(theirs))
+    const rs = (it: Record<string, unknown>) => it._runState as Record<string, unknown>
+    expect(Object.keys(rs(ours))).toEqual(Object.keys(rs(theirs)))
+    const { memory: m1, stack: s1, interpreter: i1, ...restOurs } = rs(ours)
+    const { memory: m2, stack: s2, interpreter: i2, ...restTheirs } = rs(theirs)
+    expect(restOurs).toEqual(restTheirs)
+    expect([i1, i2]).toEqual([ours, theirs])
+    expect(Object.getPrototypeOf(m1)).toBe(Object.getPrototypeOf(m2))
+    expect(Object.getPrototypeOf(s1)).toBe(Object.getPrototypeOf(s2))
+    expect((m1 as { _store: Uint8Array })._store.length).toBe(0)
+    for (const key of ['opDebuggers', '_result', 'profilerOpts', 'common', '_env']) expect(ours[key], key).toEqual(theirs[key])
+  })
+
+  it("grows to the bytes EthereumJS's memory holds, by doubling, never 8 KiB more than asked", async () => {
+    const { classes } = await made()
+    type Mem = { _store: Uint8Array; extend(o: number, s: number): void; write(o: number, s: number, v: Uint8Array): void; read(o: number, s: number): Uint8Array }
+    const ours = Object.assign(Object.create(classes.Memory.prototype), { _store: new Uint8Array(0) }) as Mem
+    const theirs = new (classes.Memory as unknown as new () => Mem)()
+    theirs.extend = ethereumjsExtend!
+    // A token call's first writes (the free memory pointer, a word at 0x80) take 256 bytes, not 8 KiB.
+    for (const m of [ours, theirs]) {
+      m.write(0x40, 32, new Uint8Array(32).fill(0x80))
+      m.write(0x80, 32, new Uint8Array(32).fill(1))
+    }
+    expect(ours._store.length).toBe(256)
+    let seed = 7
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n
+    let touched = 0xa0
+    for (let i = 0; i < 400; i++) {
+      const offset = next(i < 300 ? 2_000 : 40_000)
+      const size = 1 + next(i % 50 === 0 ? 9_000 : 64)
+      const value = Uint8Array.from({ length: size }, () => next(256))
+      for (const m of [ours, theirs]) m.write(offset, size, value)
+      const at = next(45_000)
+      const n = next(600)
+      expect(ours.read(at, n), `read ${at} ${n} after write ${offset} ${size}`).toEqual(theirs.read(at, n))
+      touched = Math.max(touched, offset + size, n > 0 ? at + n : 0)
+      const wanted = Math.ceil(touched / 32) * 32
+      expect(ours._store.length).toBeGreaterThanOrEqual(wanted)
+      expect(ours._store.length).toBeLessThanOrEqual(Math.max(256, wanted + 8192))
+    }
+    expect(ours.read(0, 45_000)).toEqual(theirs.read(0, 45_000))
   })
 })

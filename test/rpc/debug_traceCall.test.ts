@@ -84,6 +84,15 @@ describe('debug_traceCall', () => {
     expect(destroyed.calls).toEqual([{ from: CONTRACT, gas: '0x0', gasUsed: '0x0', to: TARGET, input: '0x', value: '0x5', type: 'SELFDESTRUCT' }])
   })
 
+  it('shows the memory a call’s output area took, as zero words, though the callee returned nothing', async () => {
+    // CALL(gas 0xffff, TARGET, no value, no data, output at 0 for 0x40 bytes), POP, STOP: TARGET has no code.
+    const code = `0x60406000600060006000${'73' + TARGET.slice(2)}61fffff15000`
+    const trace = await result<{ structLogs: { op: string; memory?: string[] }[] }>('debug_traceCall', [{ to: CONTRACT }, 'latest', { enableMemory: true, stateOverrides: { [CONTRACT]: { code } } }])
+    const after = trace.structLogs.filter((log) => log.op === 'POP' || log.op === 'STOP')
+    expect(after.map((log) => log.op)).toEqual(['POP', 'STOP'])
+    for (const log of after) expect(log.memory).toEqual([`0x${word(0)}`, `0x${word(0)}`])
+  })
+
   it('answers geth’s refusals', async () => {
     const call = { from: dave, to: REVERTER, data: '0x5b2dd100' }
     expect(await error([call, 'pending'])).toEqual({ code: -32000, message: 'tracing on top of pending is not supported' })

@@ -49,6 +49,18 @@ export function memorySlice(memory: Uint8Array, offset: bigint, size: bigint): U
   return out
 }
 
+/**
+ * The frame's memory as geth shows it: `length` bytes (its words times 32), zeros past the store.
+ * A call's output area is charged (the words counted) before the callee's answer is written, and
+ * only as much as it returned is: the store grows only as far as it is written (src/chain/vm/frameMemory.ts).
+ */
+export function memoryOf(store: Uint8Array, length: number): Uint8Array {
+  if (store.length >= length) return store.slice(0, length)
+  const out = new Uint8Array(length)
+  out.set(store)
+  return out
+}
+
 /** What a RETURN step returns: its memory range. */
 export function returned(step: OpcodeStep): Uint8Array {
   const s = step.stack

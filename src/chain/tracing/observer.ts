@@ -19,7 +19,7 @@ import type { EVMResult, Message } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { bigIntToBytes, bytesToBigInt, bytesToHex, setLengthLeft } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
-import { failedFrame, frameStart, gethError, memorySlice, returned, toWord } from './frames.ts'
+import { failedFrame, frameStart, gethError, memoryOf, memorySlice, returned, toWord } from './frames.ts'
 import type { OpcodeStep, Tracer } from './hooks.ts'
 import type { TraceBudget } from './limits.ts'
 import { hookOpcodes, pendingCharge } from './opcodeHooks.ts'
@@ -206,7 +206,7 @@ export class Observer {
       cost,
       depth: rs.env.depth + 1,
       stack: rs.stack.getStack(),
-      memory: wantsMemory ? rs.memory._store.slice(0, Number(words) * 32) : EMPTY,
+      memory: wantsMemory ? memoryOf(rs.memory._store, Number(words) * 32) : EMPTY,
       address,
       returnData: rs.returnBytes,
       refund: rs.gasRefund,
@@ -306,3 +306,4 @@ export class Observer {
     this.#tracer.onOpcodeDone?.(undefined)
   }
 }
+

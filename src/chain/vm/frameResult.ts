@@ -13,12 +13,14 @@
  * holds what the eager copy held. It stays an own enumerable property, so a spread of the result
  * (EthereumJS's `{ ...result, ...OOGResult(gas) }`) copies it as a value, as before.
  *
- * Everything else is EthereumJS's `runInterpreter` as it is, in its order. An EVM without a block
+ * Everything else is EthereumJS's `runInterpreter` as it is, in its order (its interpreter made by
+ * ./frameMemory.ts's `interpreterFor`, change 14, with an empty memory). An EVM without a block
  * set (`_block`; `runCall` and `runCode` always set one) runs EthereumJS's own.
  */
 import { Account, createZeroAddress } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 import { EVM, EVMError } from '@ethereumjs/evm'
+import { interpreterFor } from './frameMemory.ts'
 
 const REVERT = EVMError.errorMessages.REVERT
 const INVALID_EOF_FORMAT = EVMError.errorMessages.INVALID_EOF_FORMAT
@@ -53,8 +55,6 @@ interface FrameInterpreter {
   run(code: unknown, opts: object): Promise<InterpreterResult>
 }
 
-type InterpreterClass = new (...args: unknown[]) => FrameInterpreter
-
 interface EvmThis {
   stateManager: { getAccount(address: Address): Promise<Account | undefined> }
   blockchain: unknown
@@ -67,7 +67,7 @@ interface EvmThis {
 
 type RunInterpreter = (this: EvmThis, message: FrameMessage, opts?: { initialLogs?: unknown[] }) => Promise<unknown>
 
-function lazyRunInterpreter(Interpreter: InterpreterClass, original: RunInterpreter): RunInterpreter {
+function lazyRunInterpreter(original: RunInterpreter): RunInterpreter {
   return async function runInterpreter(this: EvmThis, message: FrameMessage, opts: { initialLogs?: unknown[] } = {}) {
     if (this._block === undefined) return original.call(this, message, opts)
     let contract = await this.stateManager.getAccount(message.to ?? createZeroAddress())
@@ -93,7 +93,8 @@ function lazyRunInterpreter(Interpreter: InterpreterClass, original: RunInterpre
       createdAddresses: message.createdAddresses,
       initialLogs: opts.initialLogs,
     }
-    const interpreter = new Interpreter(this, this.stateManager, this.blockchain, env, message.gasLimit, this.journal, this.performanceLogger, this._optsCached.profiler)
+    // EthereumJS's `new Interpreter(...)` with an empty memory (./frameMemory.ts).
+    const interpreter = interpreterFor(this as never, this.stateManager, this.blockchain, env, message.gasLimit, this.journal, this.performanceLogger, this._optsCached.profiler) as FrameInterpreter
     if (message.selfdestruct) interpreter._result.selfdestruct = message.selfdestruct
     if (message.createdAddresses) interpreter._result.createdAddresses = message.createdAddresses
     const interpreterRes = await interpreter.run(message.code, opts)
@@ -130,9 +131,9 @@ function lazyRunInterpreter(Interpreter: InterpreterClass, original: RunInterpre
 /** EthereumJS's own `runInterpreter`, once the change is in (tests compare the two). */
 export let ethereumjsRunInterpreter: unknown
 
-/** Puts the change into `EVM.prototype` (once, from ./interpreterPatch.ts, with the interpreter's class). */
-export function patchFrameResult(Interpreter: unknown): void {
+/** Puts the change into `EVM.prototype` (once, from ./interpreterPatch.ts, after ./frameMemory.ts's). */
+export function patchFrameResult(): void {
   const proto = EVM.prototype as unknown as { runInterpreter: RunInterpreter }
   ethereumjsRunInterpreter = proto.runInterpreter
-  proto.runInterpreter = lazyRunInterpreter(Interpreter as InterpreterClass, proto.runInterpreter)
+  proto.runInterpreter = lazyRunInterpreter(proto.runInterpreter)
 }

@@ -1,6 +1,7 @@
 /**
  * Three changes to EthereumJS 10.1.3's interpreter, applied at run time when `@ethereumjs/evm` is
- * first imported (./vmLibraries.ts), with a fourth to its frames' results (./frameResult.ts). Each is written up as it would be offered upstream in
+ * first imported (./vmLibraries.ts), with a fourth to its frames' results (./frameResult.ts) and a fifth to
+ * their memory (./frameMemory.ts). Each is written up as it would be offered upstream in
  * patches/README.md, with the figures. None changes what an execution computes.
  *
  * 1. `Common.isActivatedEIP` answers from a table indexed by EIP number instead of scanning the
@@ -34,6 +35,8 @@ import { codeAnalysis } from './codeAnalysis.ts'
 import { ethereumjsVersion } from './ethereumjsVersion.ts'
 import type { Analysis, OpEntry } from './codeAnalysis.ts'
 import { installFastHandlers } from './fastHandlers.ts'
+import { patchFrameMemory } from './frameMemory.ts'
+import type { FrameClasses } from './frameMemory.ts'
 import { patchFrameResult } from './frameResult.ts'
 
 /** The EthereumJS version these changes were written against. */
@@ -187,18 +190,21 @@ function patchedRun(original: Run): Run {
 }
 
 /**
- * The interpreter's class. It is not among the package's exports: a throwaway EVM runs a STOP
- * whose handler, for that EVM only, reads the class off the interpreter running it.
+ * The interpreter's class, and its memory's and stack's. They are not among the package's
+ * exports: a throwaway EVM runs a STOP whose handler, for that EVM only, reads the classes off
+ * the interpreter running it and its run state.
  */
-async function interpreterClass(): Promise<{ prototype: { run: Run } }> {
+async function interpreterClasses(): Promise<FrameClasses & { Interpreter: { prototype: { run: Run } } }> {
   const evm = await createEVM()
-  const map = (evm as unknown as { _opcodeMap: { opHandler: (state: { interpreter: object }, common: unknown) => unknown }[] })._opcodeMap
+  type ProbeState = { interpreter: object; memory: object; stack: object }
+  const map = (evm as unknown as { _opcodeMap: { opHandler: (state: ProbeState, common: unknown) => unknown }[] })._opcodeMap
   const stop = map[0x00]!
-  let found: { prototype: { run: Run } } | undefined
+  let found: (FrameClasses & { Interpreter: { prototype: { run: Run } } }) | undefined
+  const classOf = (o: object) => Object.getPrototypeOf(o).constructor
   map[0x00] = {
     ...stop,
     opHandler: (state, common) => {
-      found = Object.getPrototypeOf(state.interpreter).constructor as { prototype: { run: Run } }
+      found = { Interpreter: classOf(state.interpreter), Memory: classOf(state.memory), Stack: classOf(state.stack) }
       return stop.opHandler(state, common)
     },
   }
@@ -217,10 +223,12 @@ export async function patchInterpreter(): Promise<boolean> {
   if (applied !== undefined) return applied
   applied = false
   if (ethereumjsVersion('@ethereumjs/evm') !== PATCHED_VERSION || ethereumjsVersion('@ethereumjs/common') !== PATCHED_VERSION) return false
-  const Interpreter = await interpreterClass()
+  const frameClasses = await interpreterClasses()
+  const Interpreter = frameClasses.Interpreter
   Common.prototype.isActivatedEIP = isActivatedEIP as Common['isActivatedEIP']
   Interpreter.prototype.run = patchedRun(Interpreter.prototype.run)
-  patchFrameResult(Interpreter)
+  patchFrameMemory(frameClasses)
+  patchFrameResult()
   // EthereumJS builds an EVM's opcode table here, at construction and at every change of hardfork.
   const evmProto = EVM.prototype as unknown as { getActiveOpcodes(this: EVM): unknown }
   const getActiveOpcodes = evmProto.getActiveOpcodes
