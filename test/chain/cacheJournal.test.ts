@@ -2,7 +2,8 @@
  * A restore of the head keeps the state's caches, put back as they were at the snapshot, with what
  * the first block after it read (src/chain/vm/cacheJournal.ts): the blocks mined after a restore are the ones a chain that never
  * took the detour mines, root for root, whether the journal put the caches back (one snapshot, the
- * same one twice) or the restore emptied them (a restore past a later snapshot, a state edit).
+ * same one twice, the storage tries kept) or the restore emptied them (a restore past a later
+ * snapshot, a state edit).
  */
 import { describe, expect, it } from 'vitest'
 import type { Chain } from '../../src/chain/chain.ts'
@@ -71,6 +72,29 @@ describe('the head state’s caches across a restore', () => {
     await bump(chain, counter)
     await bump(twin, counter)
     expect(chain.head.hash).toBe(twin.head.hash)
+  })
+
+  it('the storage tries held at the snapshot come back at their roots then, and the blocks after are the twin’s', async () => {
+    const { chain, twin, counter } = await twins()
+    for (const c of [chain, twin]) await bump(c, counter)
+    const state = await (chain as unknown as { store: { getState(): Promise<{ _storageTries: Record<string, { root(): Uint8Array }> }> } }).store.getState()
+    const before = Object.entries(state._storageTries).map(([key, trie]) => [key, trie, trie.root()] as const)
+    expect(before.length).toBeGreaterThan(0)
+    const start = chain.snapshot()
+    await bump(chain, counter)
+    await pay(chain, 'alice', 9n)
+    await chain.restore(start)
+    for (const [key, trie, root] of before) {
+      expect(state._storageTries[key]).toBe(trie)
+      expect(trie.root()).toEqual(root)
+    }
+    expect(await count(chain, counter)).toBe(1n)
+    for (const c of [chain, twin]) {
+      await bump(c, counter)
+      await pay(c, 'alice', 4n)
+    }
+    expect(chain.head.hash).toBe(twin.head.hash)
+    expect(await count(chain, counter)).toBe(2n)
   })
 
   it('a restore past a later snapshot, and one after a state edit, empty the caches and still mine the same blocks', async () => {

@@ -22,12 +22,22 @@
  * values they noted through the same call) or leaves (LRU eviction, `clear`, `clearStorage`): an
  * entry left since is either put back as noted or absent, and absent is always right.
  *
+ * The state manager's storage tries come back too: those it held at `begin`, each at the root it
+ * had then, and those made since for the contracts written, at their accounts' storage roots in
+ * the account cache as put back. `setStateRoot` drops them all, and the block after every restore
+ * made each again (a `MerklePatriciaTrie` constructed per contract it writes: the EIP-2935 and
+ * EIP-4788 rings', two a snapshot / transfer / revert cycle). At rest at `root` they are the
+ * state's own (EthereumJS reads and writes through them as they are); a trie object holds its root
+ * and a view of the database, nothing else that the block changed. They are as many as mining on
+ * the head keeps (EthereumJS drops them only when the root is set).
+ *
  * Anything else empties the caches as before: another root, caches not at rest when the restore
  * comes, a cache that is not an LRU, or a journal past `MAX_ENTRIES` (it stops noting; bounded in
  * bytes: docs/limits.md).
  */
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import { bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util'
+import { bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, hexToBytes } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 
 /** Entries noted at most (~200 bytes each with their keys: about 3 MiB); past it, a restore empties the caches. */
@@ -49,6 +59,7 @@ interface CacheInternals<V> {
 }
 
 type Entry = object
+type StorageTrie = MerklePatriciaTrie
 type Slots = Map<string, Uint8Array | undefined>
 
 export class CacheJournal {
@@ -63,6 +74,8 @@ export class CacheJournal {
   #hooked = false
   /** Since `begin`, nothing written to the trie nor its root moved: what a read finds is the state at the journal's root. */
   #pristine = false
+  /** The storage tries held at `begin` (and after a restore, the ones it put back), by the state manager's key, each with its root then. */
+  #tries: [string, StorageTrie, Uint8Array][] = []
 
   constructor(state: MerkleStateManager) {
     this.#state = state
@@ -74,6 +87,7 @@ export class CacheJournal {
     if (!this.#atRest() || !equalsBytes(this.#state['_trie'].root(), root) || !this.#hook()) return
     this.#root = root
     this.#pristine = true
+    this.#tries = Object.entries(this.#storageTries()).map(([key, trie]) => [key, trie, trie.root()])
   }
 
   /**
@@ -153,11 +167,43 @@ export class CacheJournal {
         }
       }
     }
+    const tries = [...this.#tries, ...this.#madeSince(caches.account._lruCache!)]
     this.#forget()
     await this.#state.setStateRoot(root, false)
+    const held = this.#storageTries()
+    for (const [key, trie, trieRoot] of tries) {
+      trie.root(trieRoot)
+      held[key] = trie
+    }
     this.#root = root
     this.#pristine = true
+    this.#tries = tries
     return true
+  }
+
+  /**
+   * The storage tries made since `begin` for the contracts written (EthereumJS keeps those under
+   * the address's hex too), each with its account's storage root at the journal's root, read
+   * from the account cache as put back (an account absent there: its trie is left out). Under the
+   * key `_getStorageTrie` looks them up by (the address's hash) as well.
+   */
+  #madeSince(accounts: Lru<Entry>): [string, StorageTrie, Uint8Array][] {
+    const kept = new Set(this.#tries.map(([, trie]) => trie))
+    const keccak = (this.#state as unknown as { keccakFunction(bytes: Uint8Array): Uint8Array }).keccakFunction
+    const made: [string, StorageTrie, Uint8Array][] = []
+    for (const [key, trie] of Object.entries(this.#storageTries())) {
+      if (key.length !== 40 || kept.has(trie)) continue
+      const rlp = (accounts.peek(key) as { accountRLP?: Uint8Array } | undefined)?.accountRLP
+      if (rlp === undefined) continue
+      const { storageRoot } = createAccountFromRLP(rlp)
+      made.push([key, trie, storageRoot], [bytesToUnprefixedHex(keccak(hexToBytes(`0x${key}`))), trie, storageRoot])
+    }
+    return made
+  }
+
+  /** The state manager's storage tries, by its key (EthereumJS's `_storageTries`). */
+  #storageTries(): Record<string, StorageTrie> {
+    return (this.#state as unknown as { _storageTries: Record<string, StorageTrie> })._storageTries
   }
 
   #forget(): void {
@@ -167,6 +213,7 @@ export class CacheJournal {
     this.#codes = new Map()
     this.#slots = new Map()
     this.#entries = 0
+    this.#tries = []
   }
 
   #caches(): { account: CacheInternals<Entry>; code: CacheInternals<Entry>; storage: CacheInternals<Slots> } | undefined {
