@@ -1,10 +1,11 @@
 /**
  * The request log's kept entries (./requestLog.ts): a ring of columns, oldest at `head`.
  *
- * Most entries are an HTTP request of one call (or none) without console lines or a call target.
- * Such an entry is kept as its fields in the columns, not as its objects, and its strings are
- * those of the entry before when they are equal (a client sends the same key and method again
- * and again), so a request leaves nothing of its own in the heap. Kept as objects (the entry,
+ * Most entries are an HTTP request of one call (or none) without console lines (an eth_call's with
+ * its target). Such an entry is kept as its fields in the columns, not as its objects, and its
+ * strings are those of the entry before when they are equal (a client sends the same key, method
+ * and contract again and again), so a request leaves little of its own in the heap (an eth_call
+ * kept as its objects, its target a new lowercased string each, weighed about 500 bytes). Kept as objects (the entry,
  * its calls, its call), each of the last 10,000 requests outlived V8's young generation: copied
  * by two scavenges and promoted, and the old generation grew until marked (about a fifth of an
  * in-process loop of `eth_blockNumber` answers). Any other entry is kept as its object.
@@ -37,6 +38,8 @@ interface Columns {
   method: (string | undefined)[]
   callCredits: number[]
   outcome: LoggedCall['outcome'][]
+  /** The one call's target (an eth_call's `to`); undefined where it names none. */
+  to: (string | undefined)[]
   credits: number[]
   status: (number | null)[]
   fault: (FaultKind | null)[]
@@ -54,6 +57,7 @@ const EMPTY: { readonly [C in keyof Columns]: Columns[C][number] } = {
   method: undefined,
   callCredits: 0,
   outcome: null,
+  to: undefined,
   credits: 0,
   status: null,
   fault: null,
@@ -62,10 +66,11 @@ const EMPTY: { readonly [C in keyof Columns]: Columns[C][number] } = {
 const COLUMNS = Object.keys(EMPTY) as (keyof Columns)[]
 
 export class LogRows {
-  #c: Columns = { objects: [], seq: [], time: [], key: [], network: [], method: [], callCredits: [], outcome: [], credits: [], status: [], fault: [], sizes: [] }
+  #c: Columns = { objects: [], seq: [], time: [], key: [], network: [], method: [], callCredits: [], outcome: [], to: [], credits: [], status: [], fault: [], sizes: [] }
   #capacity = 0
   #lastKey: string | null = null
   #lastTime = ''
+  #lastTo: string | undefined
   #methods = new Map<string, string>()
 
   constructor(capacity: number) {
@@ -83,7 +88,7 @@ export class LogRows {
     c.sizes[at] = size
     const calls = entry.calls
     const call = calls[0]
-    if (entry.socket !== null || entry.batch || calls.length > 1 || (call !== undefined && (call.console !== undefined || call.to !== undefined || call.method === null))) {
+    if (entry.socket !== null || entry.batch || calls.length > 1 || (call !== undefined && (call.console !== undefined || call.method === null))) {
       c.objects[at] = entry
       return
     }
@@ -96,6 +101,8 @@ export class LogRows {
     c.method[at] = call === undefined ? undefined : shared(this.#methods, call.method!)
     c.callCredits[at] = call === undefined ? 0 : call.credits
     c.outcome[at] = call === undefined ? null : call.outcome
+    const to = call?.to
+    c.to[at] = to === undefined ? undefined : to === this.#lastTo ? this.#lastTo : (this.#lastTo = to)
     c.credits[at] = entry.credits
     c.status[at] = entry.status
     c.fault[at] = entry.fault
@@ -107,7 +114,9 @@ export class LogRows {
     const kept = c.objects[at]
     if (kept !== undefined) return kept
     const method = c.method[at]
-    const calls: LoggedCall[] = method === undefined ? [] : [{ method, credits: c.callCredits[at]!, outcome: c.outcome[at]! }]
+    const to = c.to[at]
+    const call: LoggedCall | undefined = method === undefined ? undefined : to === undefined ? { method, credits: c.callCredits[at]!, outcome: c.outcome[at]! } : { method, credits: c.callCredits[at]!, outcome: c.outcome[at]!, to }
+    const calls: LoggedCall[] = call === undefined ? [] : [call]
     return {
       seq: c.seq[at]!,
       time: c.time[at]!,
@@ -140,6 +149,7 @@ export class LogRows {
     c.network[at] = null
     c.method[at] = undefined
     c.outcome[at] = null
+    c.to[at] = undefined
     c.fault[at] = null
   }
 

@@ -112,6 +112,8 @@ describe('the byte budget', () => {
       made({ key: 'another0another0another0another0', status: null, fault: 'drop' }),
       made({ fault: 'latency', credits: 0 }),
       made({ calls: [{ method: 'eth_call', credits: 80, outcome: 'ok', to: '0x00000000000000000000000000000000000000aa' }] }),
+      made({ calls: [{ method: 'eth_call', credits: 80, outcome: 3, to: '0x00000000000000000000000000000000000000bb' }], status: 200 }),
+      made({ calls: [{ method: 'eth_call', credits: 80, outcome: 'ok', to: '0x00000000000000000000000000000000000000bb' }] }),
       made({ calls: [{ method: 'eth_call', credits: 80, outcome: 3, console: ['hello'] }] }),
       made({ calls: [{ method: loggedText('m'.repeat(500)), credits: 80, outcome: -32601 }] }),
       { seq: 0, ...draft(['eth_chainId', 'eth_blockNumber']) } as LogDraft,
@@ -153,5 +155,21 @@ describe('the byte budget', () => {
       expect(log.entries()).toHaveLength(n)
       expect(perEntry, name).toBeLessThanOrEqual(log.bytes / n)
     }
+  })
+
+  it("keeps an eth_call's entry with its target as columns, its target shared with the entry before", () => {
+    // As a client's eth_calls arrive: each entry its own objects and its own lowercased target string.
+    const n = 20_000
+    const log = new RequestLog(n, Number.MAX_SAFE_INTEGER)
+    const before = heapAfterGc()
+    for (let i = 0; i < n; i++) {
+      const entry = draft(['eth_call'])
+      ;(entry.calls[0] as { to?: string }).to = `0x${'A'.repeat(40)}`.toLowerCase()
+      log.record(entry)
+    }
+    const perEntry = (heapAfterGc() - before) / n
+    expect(log.entries().at(-1)!.calls).toEqual([{ method: 'eth_call', credits: 80, outcome: 'ok', to: `0x${'a'.repeat(40)}` }])
+    // Kept as their objects, such entries weighed about 400 bytes each.
+    expect(perEntry).toBeLessThan(150)
   })
 })
