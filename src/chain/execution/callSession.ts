@@ -6,7 +6,9 @@
  * is rolled back: nothing touches the chain's state.
  *
  * A session runs on the VM kept for its block (./blockCalls.ts), or on a VM of its own when it has
- * state or block overrides; its transaction is built once (./callTransaction.ts). Calls run from
+ * state or block overrides; its transaction is built once (./callTransaction.ts). A plain call
+ * (./plainCall.ts: no fee, value, nonce or lists, no overrides) without a tracer runs through
+ * `evm.runCall` with runTx's set-up made there, and builds no transaction. Calls run from
  * any address, as geth's do: the sender is exempt from EIP-3607 (see
  * `BlockStateManager.exemptFromEip3607`).
  */
@@ -27,7 +29,9 @@ import { CallError } from './callArgs.ts'
 import type { CallArgs, CallOverrides, ExecutionOutcome } from './callArgs.ts'
 import { CallTransaction, callType } from './callTransaction.ts'
 import { balanceRefusal, coverBlobFee, feeCapRefusal } from './feeChecks.ts'
-import { lowestGasOf } from './gasTrace.ts'
+import { lowestGasOf, txGasFloor } from './gasTrace.ts'
+import { plainCallOf, plainRuns, runPlainCall } from './plainCall.ts'
+import type { PlainCall } from './plainCall.ts'
 import type { GasTrace } from './gasTrace.ts'
 import { gethCallError, gethHaltName } from './gethErrors.ts'
 
@@ -58,6 +62,8 @@ export class CallSession {
   #refusal: string | undefined
   /** What EthereumJS charges for the blobs of a call that names no blob fee, and geth does not (see `coverBlobFee`). */
   #blobCredit = 0n
+  /** The call when it can run without runTx (./plainCall.ts): an untraced execution of it does. */
+  #plain: PlainCall | undefined
 
   private constructor(calls: BlockCalls, block: Block, args: CallArgs, type: number, feeCap: bigint, ownVm: boolean) {
     this.#ownVm = ownVm
@@ -93,6 +99,7 @@ export class CallSession {
     const zeroFees = feeCap === 0n && tip === 0n && baseFee !== undefined
     const session = new CallSession(calls, calls.blockFor(zeroFees), args, type, feeCap, overrides !== undefined)
     if (baseFee !== undefined) session.#refusal = feeCapRefusal(() => toChecksumAddress(session.from.toString()), feeCap, tip, true)
+    if (overrides === undefined) session.#plain = plainCallOf(args, calls.txCommon, type, feeCap, tip)
     if (type === TransactionType.BlobEIP4844 && !args.maxFeePerBlobGas) {
       session.#blobCredit = BigInt(args.blobVersionedHashes!.length) * BLOB_GAS_PER_BLOB * session.#block.header.getBlobGasPrice()
     }
@@ -135,7 +142,6 @@ export class CallSession {
 
   async #execute(gasLimit: bigint, traced: boolean, budget: ExecutionBudget | undefined, observe: ExecutionObserver | undefined): Promise<ExecutionOutcome> {
     if (this.#refusal !== undefined) throw new CallError(this.#refusal)
-    const tx = this.#transaction.at(gasLimit)
     const calls = this.#calls
     const vm = calls.vm
     // Creations and EIP-7702 calls are left to the search: their setup has gas rules of its own.
@@ -143,25 +149,32 @@ export class CallSession {
       traced && calls.traceDecides && this.args.to !== undefined && this.args.authorizationList === undefined
         ? { gasDependent: false, minGasLeftAtSstore: undefined }
         : undefined
+    // An observed execution goes through runTx (the tracers follow runTx's events).
+    const plain = observe === undefined && this.#plain !== undefined && plainRuns(this.#plain, gasLimit) ? this.#plain : undefined
+    const tx = plain === undefined ? this.#transaction.at(gasLimit) : undefined
     const guard = budget === undefined ? undefined : guardFor(budget)
     const checkpoints = checkpointsOf(vm)
     calls.trace = trace
     calls.guard = guard
     await vm.evm.journal.checkpoint()
     if (this.#blobCredit > 0n) await coverBlobFee(calls.state, this.from, this.#blobCredit)
-    calls.state.exemptFromEip3607(this.from)
+    // runTx refuses a sender with code (EIP-3607), geth does not; a plain call makes no such check.
+    if (plain === undefined) calls.state.exemptFromEip3607(this.from)
     let failure: CallError | undefined
     /** An execution cut short: its time ran out, or a forked state's upstream read failed (said as is). */
     let timedOut: ExecutionTimeout | ForkReadError | undefined
     const detach = observe?.(vm, this.#block)
     try {
-      const result = await loadedVmLibraries().vm.runTx(vm, {
-        tx,
-        block: this.#block,
-        skipNonce: true,
-        skipBlockGasLimitValidation: true,
-        skipHardForkValidation: true,
-      })
+      const result =
+        plain !== undefined
+          ? await runPlainCall(vm, plain, this.from, gasLimit, this.#block)
+          : await loadedVmLibraries().vm.runTx(vm, {
+              tx: tx!,
+              block: this.#block,
+              skipNonce: true,
+              skipBlockGasLimitValidation: true,
+              skipHardForkValidation: true,
+            })
       const halt = result.execResult.exceptionError?.error
       const outcome: ExecutionOutcome = {
         failed: halt !== undefined,
@@ -172,7 +185,7 @@ export class CallSession {
         maxUsedGas: result.totalGasSpent + result.gasRefund,
       }
       if (trace !== undefined && !trace.gasDependent && halt === undefined) {
-        outcome.lowestGas = lowestGasOf(tx, this.from, gasLimit, result.execResult.executionGasUsed, trace, vm.common)
+        outcome.lowestGas = lowestGasOf(plain ?? txGasFloor(tx!, this.from), gasLimit, result.execResult.executionGasUsed, trace, vm.common)
       }
       return outcome
     } catch (err) {
@@ -184,8 +197,9 @@ export class CallSession {
       if (guard !== undefined) endGuard(guard)
       calls.guard = undefined
       calls.state.endEip3607Exemption()
-      // A timeout left the nested frames' checkpoints open: back to the count before this execution.
-      if (timedOut !== undefined) await restoreVm(vm, checkpoints)
+      // A timeout left the nested frames' checkpoints open, and so may anything a plain call's EVM
+      // throws (runTx closes its own on a throw): back to the count before this execution.
+      if (timedOut !== undefined || (plain !== undefined && failure !== undefined)) await restoreVm(vm, checkpoints)
       else await vm.evm.journal.revert()
     }
     if (timedOut !== undefined) throw timedOut

@@ -72,16 +72,26 @@ export function watchGasDependence(vm: VM, current: () => GasTrace | undefined):
   }
 }
 
+/** What a transaction pays before execution: its intrinsic gas, and its EIP-7623 calldata floor (0 before Prague). */
+export interface TxGasFloor {
+  intrinsic: bigint
+  floor: bigint
+}
+
+/** EthereumJS's figures for `tx` from `from`. */
+export function txGasFloor(tx: TypedTransaction, from: Address): TxGasFloor {
+  return { intrinsic: tx.getIntrinsicGas(), floor: getCalldataFloorGas(tx, from) }
+}
+
 /**
  * The lowest gas limit at which a gas-independent trace that succeeded with `gasLimit` succeeds:
  * the intrinsic gas plus what the EVM used (it only ever adds up), the EIP-7623 calldata floor,
  * and more than the 2300 sentry gas left at every SSTORE (gas left there is `gasLimit` less a
  * fixed amount).
  */
-export function lowestGasOf(tx: TypedTransaction, from: Address, gasLimit: bigint, executionGasUsed: bigint, trace: GasTrace, common: Common): bigint {
-  let lowest = tx.getIntrinsicGas() + executionGasUsed
-  const floor = getCalldataFloorGas(tx, from)
-  if (floor > lowest) lowest = floor
+export function lowestGasOf(paid: TxGasFloor, gasLimit: bigint, executionGasUsed: bigint, trace: GasTrace, common: Common): bigint {
+  let lowest = paid.intrinsic + executionGasUsed
+  if (paid.floor > lowest) lowest = paid.floor
   if (trace.minGasLeftAtSstore !== undefined) {
     const sentry = gasLimit - trace.minGasLeftAtSstore + common.param('sstoreSentryEIP2200Gas') + 1n
     if (sentry > lowest) lowest = sentry
