@@ -56,14 +56,16 @@ describe('compactHeader', () => {
     })
   }
 
-  it('copies a header made already: the same header, its fields in one buffer, the made one untouched', () => {
+  it("copies a header made already: the same header, its fields in one buffer, the made one untouched, the fork's Common given (not the made header's copy)", () => {
     const made = createBlockHeader(fields(bytes(7, 256)), { common })
     const madeHash = made.hash()
-    const got = compactCopy(made)
+    const got = compactCopy(made, common)
     expect(got.serialize()).toEqual(made.serialize())
     expect(got.hash()).toEqual(madeHash)
     expect(got.toJSON()).toEqual(made.toJSON())
-    expect(got.common).toBe(made.common)
+    expect(made.common).not.toBe(common)
+    expect(got.common).toBe(common)
+    expect(compactCopy(made, new Common({ chain: Mainnet, hardfork: Hardfork.Prague })).common).toBe(made.common)
     expect(Object.isFrozen(got)).toBe(true)
     expect(got.stateRoot.buffer).toBe(got.parentHash.buffer)
     expect(got.hash().buffer).toBe(got.parentHash.buffer)

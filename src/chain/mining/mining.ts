@@ -160,7 +160,7 @@ export async function sealBlock(
   sealed?: BlockHeader,
 ): Promise<Block> {
   // Kept as long as the block is: its byte fields in one buffer (../blocks/compactHeader.ts).
-  if (sealed !== undefined) return new Block(compactCopy(sealed), transactions, [], withdrawals, { common })
+  if (sealed !== undefined) return new Block(compactCopy(sealed, common), transactions, [], withdrawals, { common })
   const header = compactHeader(
     {
       ...fields,
