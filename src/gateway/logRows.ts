@@ -5,10 +5,11 @@
  * its target). Such an entry is kept as its fields in the columns, not as its objects, and its
  * strings are those of the entry before when they are equal (a client sends the same key, method
  * and contract again and again), so a request leaves little of its own in the heap (an eth_call
- * kept as its objects, its target a new lowercased string each, weighed about 500 bytes). Kept as objects (the entry,
- * its calls, its call), each of the last 10,000 requests outlived V8's young generation: copied
- * by two scavenges and promoted, and the old generation grew until marked (about a fifth of an
- * in-process loop of `eth_blockNumber` answers). Any other entry is kept as its object.
+ * kept as its objects, its target a new lowercased string each, weighed about 500 bytes). Kept
+ * as objects (the entry, its calls, its call), each of the last 10,000 requests outlived V8's
+ * young generation: copied by two scavenges and promoted, and the old generation grew until
+ * marked (about a fifth of an in-process loop of `eth_blockNumber` answers). Any other entry is
+ * kept as its object.
  * `entry(at)` gives an entry as it was recorded: a compact one made anew, its fields in the order
  * `RequestLogEntry` and `loggedCall` give them.
  */

@@ -306,4 +306,3 @@ export class Observer {
     this.#tracer.onOpcodeDone?.(undefined)
   }
 }
-
