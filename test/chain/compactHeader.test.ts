@@ -4,6 +4,8 @@
  * buffer or shared zeros; and a compact copy of a header made already (the one runBlock seals a
  * mined block with), the same again without making the header anew.
  */
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { createBlockHeader } from '@ethereumjs/block'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
@@ -12,6 +14,14 @@ import { compactCopy, compactHeader } from '../../src/chain/blocks/compactHeader
 import { bytes } from '../support/trieFixture.ts'
 
 const common = new Common({ chain: Mainnet, hardfork: Hardfork.Osaka })
+
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
+function heapAfterGc(): number {
+  gc()
+  gc()
+  return process.memoryUsage().heapUsed
+}
 
 const fields = (bloom: Uint8Array) => ({
   parentHash: bytes(1, 32),
@@ -59,13 +69,13 @@ describe('compactHeader', () => {
   it("copies a header made already: the same header, its fields in one buffer, the made one untouched, the fork's Common given (not the made header's copy)", () => {
     const made = createBlockHeader(fields(bytes(7, 256)), { common })
     const madeHash = made.hash()
-    const got = compactCopy(made, common)
+    const got = compactCopy(made, common)!
     expect(got.serialize()).toEqual(made.serialize())
     expect(got.hash()).toEqual(madeHash)
     expect(got.toJSON()).toEqual(made.toJSON())
     expect(made.common).not.toBe(common)
     expect(got.common).toBe(common)
-    expect(compactCopy(made, new Common({ chain: Mainnet, hardfork: Hardfork.Prague })).common).toBe(made.common)
+    expect(compactCopy(made, new Common({ chain: Mainnet, hardfork: Hardfork.Prague }))!.common).toBe(made.common)
     expect(Object.isFrozen(got)).toBe(true)
     expect(got.stateRoot.buffer).toBe(got.parentHash.buffer)
     expect(got.hash().buffer).toBe(got.parentHash.buffer)
@@ -73,5 +83,21 @@ describe('compactHeader', () => {
     // The made header keeps its own fields and hash.
     expect(made.stateRoot.buffer).not.toBe(got.stateRoot.buffer)
     expect(made.hash()).toBe(madeHash)
+  })
+
+  it('a kept copy weighs its fields in one buffer and a property array, about what a header made anew weighs', () => {
+    const made = createBlockHeader(fields(bytes(7, 256)), { common })
+    compactCopy(made, common)
+    const before = heapAfterGc()
+    const kept = Array.from({ length: 5_000 }, () => compactCopy(made, common)!)
+    const perCopy = (heapAfterGc() - before) / kept.length
+    expect(kept[4_999]!.hash()).toEqual(made.hash())
+    expect(perCopy).toBeLessThan(1_800)
+  })
+
+  it('a header of another shape (another EthereumJS version) is not copied: the caller makes it anew', () => {
+    const made = createBlockHeader(fields(bytes(7, 256)), { common, freeze: false })
+    ;(made as unknown as { extra: number }).extra = 1
+    expect(compactCopy(made, common)).toBeUndefined()
   })
 })

@@ -149,7 +149,8 @@ export async function mineChild(
  * The block a `runBlock(generate: true)` of a shell block built: the shell's header fields plus the
  * roots, bloom, gas used and requests hash the run gave (the builder seals its blocks the same way).
  * Given the header runBlock sealed its own block with (the same fields, its transactions trie
- * included), that header is kept, with the block's own transactions.
+ * included), a compact copy of that header is kept, with the block's own transactions (made anew
+ * when compactCopy does not know the header's shape).
  */
 export async function sealBlock(
   fields: HeaderData,
@@ -160,7 +161,8 @@ export async function sealBlock(
   sealed?: BlockHeader,
 ): Promise<Block> {
   // Kept as long as the block is: its byte fields in one buffer (../blocks/compactHeader.ts).
-  if (sealed !== undefined) return new Block(compactCopy(sealed, common), transactions, [], withdrawals, { common })
+  const copy = sealed === undefined ? undefined : compactCopy(sealed, common)
+  if (copy !== undefined) return new Block(copy, transactions, [], withdrawals, { common })
   const header = compactHeader(
     {
       ...fields,
