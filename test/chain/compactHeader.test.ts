@@ -4,24 +4,15 @@
  * buffer or shared zeros; and a compact copy of a header made already (the one runBlock seals a
  * mined block with), the same again without making the header anew.
  */
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { createBlockHeader } from '@ethereumjs/block'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { compactCopy, compactHeader } from '../../src/chain/blocks/compactHeader.ts'
+import { heapAfterGc } from '../support/heap.ts'
 import { bytes } from '../support/trieFixture.ts'
 
 const common = new Common({ chain: Mainnet, hardfork: Hardfork.Osaka })
-
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
-function heapAfterGc(): number {
-  gc()
-  gc()
-  return process.memoryUsage().heapUsed
-}
 
 const fields = (bloom: Uint8Array) => ({
   parentHash: bytes(1, 32),

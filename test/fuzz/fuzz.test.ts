@@ -4,13 +4,9 @@
  * trace, nothing logged as a failure, the ledger exact, the server still serving, the heap bounded.
  * `npm run fuzz` runs the same for longer (test/fuzz/cli.ts).
  */
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
+import { gc } from '../support/heap.ts'
 import { runFuzz } from './runFuzz.ts'
-
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
 
 describe('fuzzing', () => {
   it('seed 1, 2,000 requests: only documented answers, exact credits, bounded memory', async () => {

@@ -3,20 +3,10 @@
  * and its length, in a string that does not keep the original alive), and its byte budget (the
  * oldest entries go first), with the estimate checked against what entries really weigh in V8's heap.
  */
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { LOGGED_TEXT_MAX, RequestLog, entryBytes, loggedText } from '../../src/gateway/requestLog.ts'
 import type { LogDraft, RequestLogDraft } from '../../src/gateway/requestLog.ts'
-
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
-
-function heapAfterGc(): number {
-  gc()
-  gc()
-  return process.memoryUsage().heapUsed
-}
+import { heapAfterGc } from '../support/heap.ts'
 
 function draft(methods: string[], key: string | null = 'deadbeefdeadbeefdeadbeefdeadbeef'): RequestLogDraft {
   return {

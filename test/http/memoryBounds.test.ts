@@ -12,15 +12,12 @@
  * whole before: 1 MiB of data kept 2 MiB a key), and not a revert with more than 1 KiB of data
  * (kept whole before).
  */
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer } from '../../src/http/server.ts'
 import type { RunningServer } from '../../src/http/server.ts'
+import { gc } from '../support/heap.ts'
 import { postRpc } from '../support/wire.ts'
 
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
 const heapMiB = async () => {
   // Connections closing and their buffers go first.
   await new Promise((resolve) => setTimeout(resolve, 100))

@@ -5,17 +5,13 @@
  * one per request.
  */
 import { connect } from 'node:net'
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LOGGED_TEXT_MAX } from '../../src/gateway/requestLog.ts'
 import { MAX_BODY_BYTES } from '../../src/http/nodeHandler.ts'
 import { startServer } from '../../src/http/server.ts'
 import type { RunningServer } from '../../src/http/server.ts'
+import { gc } from '../support/heap.ts'
 import { postRpc, send } from '../support/wire.ts'
-
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
 
 /** Writes raw bytes on a fresh connection and reads until the server closes it. */
 function rawExchange(port: number, bytes: string): Promise<string> {
