@@ -19,9 +19,9 @@
 // CLI does, and its run-time changes to EthereumJS (patches/README.md) reach that copy only, never
 // the user's EthereumJS; they stay declared dependencies, which the declarations import types
 // from. Left outside: what is loaded by name or path at run time (express, solc, secp256k1's
-// native binding, ws's optional add-ons). tsc's other .js files are removed (their declarations
-// stay): what runs is the bundle. A module that finds files next to
-// itself (import.meta.url) is given the URL its tsc output would have had, so config/default.json,
+// native binding, ws's optional add-ons) and the peers (vitest), the user's own. tsc's other .js
+// files are removed (their declarations stay): what runs is the bundle. A module that finds files
+// next to itself (import.meta.url) is given the URL its tsc output would have had, so config/default.json,
 // package.json and the dependencies it requires resolve as before.
 //
 // The CLI (dist/cli.cjs, what bin/gateway-double.js runs) is bundled apart, with its dependencies
@@ -228,11 +228,8 @@ async function bundle() {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    // Dependencies inside too (as in the CLI), but for the ones loaded by path or by name at run
-    // time: Node's ES module loader resolving, reading and compiling EthereumJS's, noble's and ws's
-    // ~600 files was most of `import('gateway-double')` (issue 19, item 6). ws is inside: its
-    // optional native add-ons stay outside, required by name as ws does. A CommonJS module inside
-    // requires Node's own modules through the banner's `require`.
+    // The dependencies inside but libraryExternal (see the top of this file). A CommonJS module
+    // inside requires Node's own modules through the banner's `require`.
     external: libraryExternal,
     mainFields: ['module', 'main'],
     banner: { js: "import { createRequire as __gatewayDoubleCreateRequire } from 'node:module';\nconst require = __gatewayDoubleCreateRequire(import.meta.url);" },
