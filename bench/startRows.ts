@@ -8,7 +8,12 @@
  * - cold start to the first answer of `eth_blockNumber` on the default fixtures (bench/coldStart.ts),
  *   beside Anvil with no chain, after one unmeasured start that fills the verified-chain cache;
  * - for scale: `node -e 0` (Node's own start, in every figure above) and `npx --version` (npm's own
- *   start, which `npx gateway-double --version` adds to the bin's).
+ *   start, which `npx gateway-double --version` adds to the bin's);
+ * - when the environment sets NODE_EXTRA_CA_CERTS (these machines set it to the system's bundle of
+ *   about 140 certificates): `node -e 0` and the cold start again with it unset. Node 20 parses those
+ *   certificates at every start, before any script runs (about 400 million instructions of a
+ *   500-million `node -e 0` under callgrind here), so the rows above include it for us and not for
+ *   Anvil; these two show what a machine without it gets.
  */
 import { execFile } from 'node:child_process'
 import { join } from 'node:path'
@@ -24,10 +29,10 @@ const DEV_KEY = 'deadbeefdeadbeefdeadbeefdeadbeef'
 const IMPORT_SCRIPT = "const t = performance.now(); await import('gateway-double'); process.stdout.write(String(performance.now() - t))"
 
 /** Runs a command to its exit: its wall time from spawn, and its stdout. */
-function timedRun(command: string, args: readonly string[]): Promise<{ ms: number; stdout: string }> {
+function timedRun(command: string, args: readonly string[], env?: NodeJS.ProcessEnv): Promise<{ ms: number; stdout: string }> {
   const t0 = performance.now()
   return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd: ROOT, timeout: 120_000 }, (err, stdout, stderr) => {
+    execFile(command, args, { cwd: ROOT, timeout: 120_000, env }, (err, stdout, stderr) => {
       if (err) reject(new Error(`${command} ${args.join(' ')}: ${err.message}\n${stderr}`))
       else resolve({ ms: performance.now() - t0, stdout })
     })
@@ -41,14 +46,29 @@ interface Sampler {
   anvil?: () => Promise<number>
 }
 
-/** The rows of `ids` (all by default: start.node, start.npx, start.import, start.version, cold-start.default). */
+/** The environment without NODE_EXTRA_CA_CERTS, or undefined when it is not set. */
+function withoutExtraCaCerts(): NodeJS.ProcessEnv | undefined {
+  const { NODE_EXTRA_CA_CERTS: extra, ...rest } = process.env
+  return extra === undefined || extra === '' ? undefined : rest
+}
+
+/**
+ * The rows of `ids` (all by default: start.node, start.npx, start.import, start.version,
+ * cold-start.default, and with NODE_EXTRA_CA_CERTS set start.node.no-extra-ca and
+ * cold-start.default.no-extra-ca).
+ */
 export async function startRows(runs: number, log: (line: string) => void, ids?: readonly string[]): Promise<FigureRow[]> {
   const anvil = anvilBinary()
-  const gdColdStart = async () => {
+  const gdColdStart = async (env?: NodeJS.ProcessEnv) => {
     const port = await freePort()
     const endpoint: Endpoint = { name: 'gateway-double', port, path: `/v3/${DEV_KEY}`, host: 'ethereum-mainnet.localhost' }
-    return (await coldStart(() => spawnTracked(process.execPath, [join(ROOT, 'bin/gateway-double.js'), '--port', String(port)], { cwd: ROOT }), endpoint)).ms
+    return (await coldStart(() => spawnTracked(process.execPath, [join(ROOT, 'bin/gateway-double.js'), '--port', String(port)], { cwd: ROOT, env }), endpoint)).ms
   }
+  const anvilColdStart = async () => {
+    const port = await freePort()
+    return (await coldStart(() => spawnAnvil(['--host', LOOPBACK, '--port', String(port)]), anvilEndpoint(port))).ms
+  }
+  const noExtraCa = withoutExtraCaCerts()
   const samplers: Sampler[] = [
     { id: 'start.node', label: 'for scale: node -e 0 (Node\'s own start)', gatewayDouble: async () => (await timedRun(process.execPath, ['-e', '0'])).ms },
     { id: 'start.npx', label: "for scale: npx --version (npm's own start, added by npx)", gatewayDouble: async () => (await timedRun('npx', ['--version'])).ms },
@@ -63,12 +83,20 @@ export async function startRows(runs: number, log: (line: string) => void, ids?:
     },
     {
       id: 'cold-start.default', label: 'cold start to first answer, default fixtures (Anvil: no chain)',
-      gatewayDouble: gdColdStart,
-      anvil: async () => {
-        const port = await freePort()
-        return (await coldStart(() => spawnAnvil(['--host', LOOPBACK, '--port', String(port)]), anvilEndpoint(port))).ms
-      },
+      gatewayDouble: () => gdColdStart(),
+      anvil: anvilColdStart,
     },
+    ...(noExtraCa === undefined ? [] : [
+      {
+        id: 'start.node.no-extra-ca', label: 'for scale: node -e 0 with NODE_EXTRA_CA_CERTS unset (set here)',
+        gatewayDouble: async () => (await timedRun(process.execPath, ['-e', '0'], noExtraCa)).ms,
+      },
+      {
+        id: 'cold-start.default.no-extra-ca', label: 'for scale: cold start, default fixtures, NODE_EXTRA_CA_CERTS unset (Anvil: no chain)',
+        gatewayDouble: () => gdColdStart(noExtraCa),
+        anvil: anvilColdStart,
+      },
+    ]),
   ].filter((s) => ids === undefined || ids.includes(s.id))
   // The first start verifies the default fixtures once and fills the cache: not measured.
   if (samplers.some((s) => s.id === 'cold-start.default')) log(`first start (fills the verified-chain cache, not measured): ${Math.round(await gdColdStart())} ms`)
