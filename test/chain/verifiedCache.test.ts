@@ -3,13 +3,14 @@
  * cache and answers exactly as the replayed one; other bytes are a different key, so a changed or
  * tampered chain is replayed (and refused) whatever is cached.
  */
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
-import { CACHE_DIR_ENV, defaultCacheDir } from '../../src/chain/loading/verifiedCache.ts'
+import { CACHE_DIR_ENV, defaultCacheDir, readCache, writeCache } from '../../src/chain/loading/verifiedCache.ts'
+import type { CachedChain } from '../../src/chain/loading/verifiedCache.ts'
 import type { Chain } from '../../src/chain/chain.ts'
 import { fixtureBook } from '../support/fixtureBook.ts'
 
@@ -57,6 +58,48 @@ describe('verified chain cache', () => {
 
   it('verifies every time with cache: false', async () => {
     expect((await loadFixture(ETHEREUM, { name: 'ethereum', cache: false })).verifiedBy).toBe('replay')
+  })
+})
+
+describe('the cache folder is bounded in bytes', () => {
+  /** A chain whose file is about `kib` KiB. */
+  const chainOf = (kib: number): CachedChain => ({
+    genesisStateRoot: `0x${'11'.repeat(32)}`,
+    genesisHash: `0x${'22'.repeat(32)}`,
+    records: [],
+    entries: [[`0x${'33'.repeat(32)}`, new Uint8Array(kib * 512)]],
+    book: [],
+    edited: [],
+  })
+  const key = (n: number) => n.toString(16).padStart(32, '0')
+  const hoursAgo = (dir: string, name: string, hours: number) => {
+    const then = new Date(Date.now() - hours * 3_600_000)
+    utimesSync(join(dir, name), then, then)
+  }
+
+  it('a write removes the least recently loaded chains past the bound, never the one written, and only chain files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gd-cache-'))
+    for (const n of [1, 2, 3]) writeCache(dir, key(n), chainOf(10))
+    hoursAgo(dir, `${key(1)}.json`, 3)
+    hoursAgo(dir, `${key(2)}.json`, 2)
+    hoursAgo(dir, `${key(3)}.json`, 1)
+    // Chain 1 is loaded again: now the most recently used of the three.
+    expect(readCache(dir, key(1))?.entries[0]![1]).toHaveLength(10 * 512)
+    writeFileSync(join(dir, 'cli-abc-v20-x64.v8cache'), 'x'.repeat(100_000))
+    writeFileSync(join(dir, `${key(9)}.123.456.tmp`), 'a writer that died')
+    hoursAgo(dir, `${key(9)}.123.456.tmp`, 2)
+    writeFileSync(join(dir, `${key(8)}.124.457.tmp`), 'a writer still writing')
+    const size = statSync(join(dir, `${key(1)}.json`)).size
+    // Room for three files of this size: chain 4 (written), chain 1 (loaded), chain 3; chain 2 goes.
+    writeCache(dir, key(4), chainOf(10), 3 * size + 100)
+    expect([1, 2, 3, 4].map((n) => existsSync(join(dir, `${key(n)}.json`)))).toStrictEqual([true, false, true, true])
+    expect(existsSync(join(dir, `${key(9)}.123.456.tmp`))).toBe(false)
+    expect(existsSync(join(dir, `${key(8)}.124.457.tmp`))).toBe(true)
+    expect(existsSync(join(dir, 'cli-abc-v20-x64.v8cache'))).toBe(true)
+    // A chain larger than the bound is kept alone; the next load reads it back.
+    writeCache(dir, key(5), chainOf(40), size)
+    expect([1, 3, 4, 5].map((n) => existsSync(join(dir, `${key(n)}.json`)))).toStrictEqual([false, false, false, true])
+    expect(readCache(dir, key(5))?.genesisHash).toBe(`0x${'22'.repeat(32)}`)
   })
 })
 

@@ -7,9 +7,14 @@
  * back instead of re-executing the chain; any change to either is a different key, so a cache can
  * never answer for other inputs or older code. Files are written atomically (temp file + rename),
  * so concurrent loads (test workers) are safe.
+ *
+ * The folder is bounded in bytes (VERIFIED_CACHE_BYTES): every code change and every upgrade makes
+ * new keys, and the files of the old ones are never read again. A read marks its file used (its
+ * time), and a write removes the least recently used chain files past the bound, never the one it
+ * wrote; a load that finds its file gone replays, as a first load does.
  */
 import { createHash } from 'node:crypto'
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -20,6 +25,16 @@ import type { SavedKeyBook } from '../vm/keyBook.ts'
 import type { StateEdit } from '../vm/stateEdits.ts'
 
 const FORMAT = 5
+
+/**
+ * The verified chains kept in one cache folder, in bytes. For one version of the code the default
+ * fixtures take about 0.3 MB, the bench's fixture about 1 MB and the execution-apis chain about
+ * 23 MB (its state). The other files there (the CLI's code cache, forks/) are not counted.
+ */
+export const VERIFIED_CACHE_BYTES = 256 * 1024 * 1024
+
+/** A temporary file older than this was left by a writer that died before its rename. */
+const STALE_TEMP_MS = 60 * 60 * 1000
 
 /** Names the cache folder, overriding the default (a path, relative to the current directory). */
 export const CACHE_DIR_ENV = 'GATEWAY_DOUBLE_CACHE_DIR'
@@ -124,10 +139,18 @@ export function cacheKey(inputs: readonly Uint8Array[]): string {
 
 export function readCache(dir: string, key: string): CachedChain | undefined {
   let file: CacheFile
+  const path = join(dir, `${key}.json`)
   try {
-    file = JSON.parse(readFileSync(join(dir, `${key}.json`), 'utf8')) as CacheFile
+    file = JSON.parse(readFileSync(path, 'utf8')) as CacheFile
   } catch {
     return undefined
+  }
+  try {
+    // Used now: the last to go when a write trims the folder.
+    const now = new Date()
+    utimesSync(path, now, now)
+  } catch {
+    // A read-only folder is never trimmed either.
   }
   if (file.format !== FORMAT) return undefined
   const entries: CachedChain['entries'] = []
@@ -149,8 +172,11 @@ function bytesOfHex(hex: string): Uint8Array | undefined {
   return hex.startsWith('0x') && bytes.length * 2 === hex.length - 2 ? new Uint8Array(bytes) : undefined
 }
 
-/** Saves a verified chain; a cache that cannot be written (read-only disk) only costs speed. */
-export function writeCache(dir: string, key: string, chain: CachedChain): void {
+/**
+ * Saves a verified chain, then trims the folder to `budget` bytes of chain files; a cache that
+ * cannot be written (read-only disk) only costs speed.
+ */
+export function writeCache(dir: string, key: string, chain: CachedChain, budget: number = VERIFIED_CACHE_BYTES): void {
   const file: CacheFile = {
     format: FORMAT,
     genesisStateRoot: chain.genesisStateRoot,
@@ -165,7 +191,31 @@ export function writeCache(dir: string, key: string, chain: CachedChain): void {
     const temp = join(dir, `${key}.${process.pid}.${Date.now()}.tmp`)
     writeFileSync(temp, JSON.stringify(file))
     renameSync(temp, join(dir, `${key}.json`))
+    trimCache(dir, `${key}.json`, budget)
   } catch {
     // Best effort: the chain is loaded either way.
+  }
+}
+
+/** Removes the least recently used chain files past `budget` bytes (never `kept`), and stale temporary files. */
+function trimCache(dir: string, kept: string, budget: number): void {
+  const files: { name: string; bytes: number; used: number }[] = []
+  const now = Date.now()
+  for (const name of readdirSync(dir)) {
+    const isChain = /^[0-9a-f]{32}\.json$/.test(name)
+    if (!isChain && !/^[0-9a-f]{32}\.\d+\.\d+\.tmp$/.test(name)) continue
+    try {
+      const stat = statSync(join(dir, name))
+      if (isChain) files.push({ name, bytes: stat.size, used: stat.mtimeMs })
+      else if (now - stat.mtimeMs > STALE_TEMP_MS) rmSync(join(dir, name), { force: true })
+    } catch {
+      // Removed by another process meanwhile.
+    }
+  }
+  files.sort((a, b) => (a.name === kept ? -1 : b.name === kept ? 1 : b.used - a.used))
+  let total = 0
+  for (const file of files) {
+    total += file.bytes
+    if (total > budget && file.name !== kept) rmSync(join(dir, file.name), { force: true })
   }
 }
