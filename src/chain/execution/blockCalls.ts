@@ -14,6 +14,7 @@
  * (../blocks/blockHashes.ts).
  */
 import { Block, createBlockHeader } from '@ethereumjs/block'
+import { Hardfork } from '@ethereumjs/common'
 import type { Common } from '@ethereumjs/common'
 import { bytesToHex } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
@@ -63,6 +64,12 @@ export class BlockCalls {
   readonly traceDecides: boolean
   /** The Common every call's transaction here shares (see `sharedTxCommon`). */
   readonly txCommon: Common
+  /**
+   * Whether the calls run under Osaka (EIP-7825's cap on a transaction's gas), read once from the
+   * fork's Common: `getHardforkBy` for the block's height and time, per estimate, was ~2% of a
+   * distinct eth_estimateGas.
+   */
+  readonly osaka: boolean
 
   private constructor(state: BlockStateManager, record: BlockRecord, block: Block, blockchain: AncestorHashes, vms: { engines: ForkEngines } | { own: VM }) {
     this.state = state
@@ -84,6 +91,7 @@ export class BlockCalls {
       guardVm(vm, () => this.guard)
       this.#own = { vm, user: this }
     }
+    this.osaka = this.#common.gteHardfork(Hardfork.Osaka)
   }
 
   /** The VM of the turn under way (a VM of the calls' own: always). */

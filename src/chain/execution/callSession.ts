@@ -106,6 +106,11 @@ export class CallSession {
     return session
   }
 
+  /** Whether the call runs under Osaka (at the overridden block's height and time, with block overrides). */
+  get osaka(): boolean {
+    return this.#calls.osaka
+  }
+
   /** The sender's balance at the block (state overrides included). */
   async balance(): Promise<bigint> {
     return (await this.#account(this.from))?.balance ?? 0n

@@ -30,7 +30,7 @@ import { bytesToHex } from '@ethereumjs/util'
 import { createHash } from 'node:crypto'
 import type { ChainReader } from '../blocks/chainReader.ts'
 import type { BlockRecord } from '../blocks/types.ts'
-import { isOsakaAt, MAX_TX_GAS } from '../vm/gasRules.ts'
+import { MAX_TX_GAS } from '../vm/gasRules.ts'
 import { ExecutionTimeout } from '../vm/executionGuard.ts'
 import type { ExecutionBudget } from '../vm/executionGuard.ts'
 import { CallError } from './callArgs.ts'
@@ -151,8 +151,6 @@ async function estimate(chain: ChainReader, record: BlockRecord, args: CallArgs,
   const capped: CallArgs = args.gas !== undefined && args.gas > opts.gasCap ? { ...args, gas: opts.gasCap } : args
   const session = await CallSession.open(chain, record, capped, opts.overrides)
   const block = opts.overrides?.block
-  const number = block?.number ?? record.number
-  const time = block?.time ?? record.timestamp
   const blockGasLimit = block?.gasLimit ?? record.block.header.gasLimit
   let executions = 0
   let evmRuns = 0
@@ -173,7 +171,7 @@ async function estimate(chain: ChainReader, record: BlockRecord, args: CallArgs,
   }
 
   let hi = capped.gas !== undefined && capped.gas >= TX_GAS ? capped.gas : blockGasLimit
-  if (hi > MAX_TX_GAS && isOsakaAt(chain.common, number, time)) hi = MAX_TX_GAS
+  if (hi > MAX_TX_GAS && session.osaka) hi = MAX_TX_GAS
 
   if (session.feeCap !== 0n) {
     let available = await session.balance()

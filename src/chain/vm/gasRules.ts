@@ -30,9 +30,3 @@ export function intrinsicGas(common: Common, args: IntrinsicGasInput): { intrins
   const floor = common.isActivatedEIP(7623) ? 21000n + (nonZeros * 4n + zeros) * 10n : undefined
   return { intrinsic: gas, floor }
 }
-
-/** Whether a block at that height and time runs under Osaka (EIP-7825's cap in force). */
-export function isOsakaAt(common: Common, blockNumber: bigint, timestamp: bigint): boolean {
-  const hardfork = common.getHardforkBy({ blockNumber, timestamp })
-  return common.hardforkGteHardfork(hardfork, 'osaka')
-}
