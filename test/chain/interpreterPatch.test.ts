@@ -50,6 +50,8 @@ const PROGRAMS: Record<string, string> = {
   'RETURNDATACOPY out of range': '0x6001600060003e',
   // a LOG2 with 32 bytes of data.
   'a LOG2': '0x60aa6000526002600160206000a200',
+  // a LOG0 without data; a LOG4 with a full-width, a zero and two small topics over memory partly written.
+  'LOG0 and LOG4': '0x60aa600052' + '60006000a0' + '7f' + 'ff'.repeat(32) + '6000610100600160306010a400',
   // MLOADs of a word written and of memory never written.
   'MLOADs': '0x7fff000000000000000000000000000000000000000000000000000000000000016020526020516040510160005260206000f3',
   // an MSTORE far out: out of gas for memory.
