@@ -13,9 +13,15 @@
  * answers its result without executing. Anything else executes, and the run is kept when it
  * qualifies. `runBlock` reads only the result's return data and puts the system account back
  * itself, so the state after the block is the same, root for root.
+ *
+ * Of the run's final values, only those that differ from what their slot held when the run read it
+ * are stored again: with the read slots matching, the others are in the state already. An empty
+ * queue's run stores back every slot it read (geth's `SetState` of an unchanged value does nothing
+ * either), so a kept run of it writes nothing: no state-manager writes, and no written slots for the
+ * block's flush.
  */
 import type { EVMResult } from '@ethereumjs/evm'
-import { bytesToHex, equalsBytes } from '@ethereumjs/util'
+import { bytesToHex, equalsBytes, unpadBytes } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 
@@ -30,11 +36,14 @@ const isPure = (name: string) => PURE.has(name) || /^(PUSH|DUP|SWAP)\d+$/.test(n
 
 type RunCallOpts = { caller?: Address; to?: Address; gasLimit?: bigint; message?: unknown; data?: Uint8Array; value?: bigint }
 
-/** A kept run: the code it ran, the first value of each slot it read, the last of each it stored, its result. */
+/**
+ * A kept run: the code it ran, the first value of each slot it read, the last of each it stored
+ * where that differs from the value read (or the slot was not read), its result.
+ */
 interface KeptRun {
   code: Uint8Array
   reads: Map<string, [Uint8Array, Uint8Array]>
-  stores: Map<string, [Uint8Array, Uint8Array]>
+  writes: Map<string, [Uint8Array, Uint8Array]>
   result: EVMResult
 }
 
@@ -56,7 +65,7 @@ export async function keepingSystemCalls<T>(vm: VM, systemAddress: Address, run:
     const key = `${to.toString()}:${opts.gasLimit}`
     const known = byContract.get(key)
     if (known !== undefined && (await stillHolds(vm, to, known))) {
-      for (const [slot, value] of known.stores.values()) await vm.stateManager.putStorage(to, slot, value)
+      for (const [slot, value] of known.writes.values()) await vm.stateManager.putStorage(to, slot, value)
       return known.result
     }
     const { result, run: recorded } = await recordedRun(vm, to, () => runCall.call(evm, opts as Parameters<typeof runCall>[0]))
@@ -108,10 +117,20 @@ async function recordedRun(vm: VM, to: Address, call: () => Promise<EVMResult>):
     const code = await state.getCode(to)
     const result = await call()
     const kept = pure && result.execResult.exceptionError === undefined
-    return kept ? { result, run: { code, reads, stores, result } } : { result }
+    return kept ? { result, run: { code, reads, writes: changedSlots(reads, stores), result } } : { result }
   } finally {
     events.off('step', step)
     delete (state as { getStorage?: unknown }).getStorage
     delete (state as { putStorage?: unknown }).putStorage
   }
+}
+
+/** The stores whose value is not the one their slot held when first read (compared without leading zeros, as slots hold them). */
+function changedSlots(reads: Map<string, [Uint8Array, Uint8Array]>, stores: Map<string, [Uint8Array, Uint8Array]>): Map<string, [Uint8Array, Uint8Array]> {
+  const changed = new Map<string, [Uint8Array, Uint8Array]>()
+  for (const [hex, store] of stores) {
+    const read = reads.get(hex)
+    if (read === undefined || !equalsBytes(unpadBytes(read[1]), unpadBytes(store[1]))) changed.set(hex, store)
+  }
+  return changed
 }
