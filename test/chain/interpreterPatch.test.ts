@@ -11,6 +11,7 @@ import { Account, bytesToHex, createAddressFromString, hexToBytes } from '@ether
 import { describe, expect, it } from 'vitest'
 import { EVM, getOpcodesForHF } from '@ethereumjs/evm'
 import { ethereumjsExtend, frameClasses, interpreterFor } from '../../src/chain/vm/frameMemory.ts'
+import { ethereumjsExecuteCall } from '../../src/chain/vm/executeCall.ts'
 import { ethereumjsRunInterpreter } from '../../src/chain/vm/frameResult.ts'
 import { PATCHED_VERSION, patchInterpreter } from '../../src/chain/vm/interpreterPatch.ts'
 import { vmLibraries } from '../../src/chain/vm/vmLibraries.ts'
@@ -175,6 +176,26 @@ describe('the interpreter patch', () => {
         expect(lazy.outcome, name).toEqual(eager.outcome)
       } finally {
         proto.runInterpreter = patched
+      }
+    }
+  })
+
+  it("executes a message call's frames as EthereumJS's own _executeCall does", async () => {
+    await vmLibraries()
+    const proto = EVM.prototype as unknown as { _executeCall: unknown }
+    const patched = proto._executeCall
+    expect(ethereumjsExecuteCall).toBeDefined()
+    expect(patched).not.toBe(ethereumjsExecuteCall)
+    for (const name of ['INVALID', 'a REVERT', 'a STATICCALL', 'SSTORE refunds and SLOADs', 'out of gas', 'LOG0 and LOG4']) {
+      const ours = await run(PROGRAMS[name]!, false)
+      proto._executeCall = ethereumjsExecuteCall
+      try {
+        const own = await run(PROGRAMS[name]!, false)
+        expect(own.frame, name).toBeDefined()
+        expect(ours.frame, name).toEqual(own.frame)
+        expect(ours.outcome, name).toEqual(own.outcome)
+      } finally {
+        proto._executeCall = patched
       }
     }
   })

@@ -1,7 +1,7 @@
 /**
  * Three changes to EthereumJS 10.1.3's interpreter, applied at run time when `@ethereumjs/evm` is
- * first imported (./vmLibraries.ts), with a fourth to its frames' results (./frameResult.ts) and a fifth to
- * their memory (./frameMemory.ts). Each is written up as it would be offered upstream in
+ * first imported (./vmLibraries.ts), with a fourth to its frames' results (./frameResult.ts), a fifth to
+ * their memory (./frameMemory.ts) and a sixth to how a call hands its message to a frame (./executeCall.ts). Each is written up as it would be offered upstream in
  * patches/README.md, with the figures. None changes what an execution computes.
  *
  * 1. `Common.isActivatedEIP` answers from a table indexed by EIP number instead of scanning the
@@ -38,6 +38,7 @@ import { installFastHandlers } from './fastHandlers.ts'
 import { patchFrameMemory } from './frameMemory.ts'
 import type { FrameClasses } from './frameMemory.ts'
 import { patchFrameResult } from './frameResult.ts'
+import { patchExecuteCall } from './executeCall.ts'
 
 /** The EthereumJS version these changes were written against. */
 export const PATCHED_VERSION = '10.1.3'
@@ -229,6 +230,7 @@ export async function patchInterpreter(): Promise<boolean> {
   Interpreter.prototype.run = patchedRun(Interpreter.prototype.run)
   patchFrameMemory(frameClasses)
   patchFrameResult()
+  patchExecuteCall()
   // EthereumJS builds an EVM's opcode table here, at construction and at every change of hardfork.
   const evmProto = EVM.prototype as unknown as { getActiveOpcodes(this: EVM): unknown }
   const getActiveOpcodes = evmProto.getActiveOpcodes
