@@ -97,6 +97,7 @@ async function run(program: string, withListener: boolean | 'vanilla', hardfork:
   const result = await evm.runCall({ to: CONTRACT, gasLimit: 1_000_000n })
   const rs = result.execResult.runState as unknown as Record<string, unknown> | undefined
   const frame = rs && {
+    resultKeys: Object.keys(result.execResult),
     keys: Object.keys(rs),
     opCode: rs.opCode,
     programCounter: rs.programCounter,
