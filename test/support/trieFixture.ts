@@ -2,7 +2,8 @@
  * A trie with the shapes a path walk must get right, for the tests that compare our trie walks
  * (src/chain/vm/trieRead.ts, triePath.ts) with EthereumJS's own: 300 keys of 1 to 40 bytes, short
  * values (nodes under 32 bytes, embedded in their parents) among long ones, and keys that are
- * prefixes of others (a branch's own value, a path that stops in an extension or a leaf).
+ * prefixes of others (a branch's own value, a path that stops in an extension or a leaf); and a
+ * seeded generator for the one-pass commit's fuzz tests (trieCommit.test.ts, stateCommit.test.ts).
  */
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { hexToBytes } from '@ethereumjs/util'
@@ -30,4 +31,16 @@ export async function fillTrie(trie: MerklePatriciaTrie): Promise<Uint8Array[]> 
   await trie.put(hexToBytes('0xabcdef'), hexToBytes('0x02'))
   await trie.put(hexToBytes('0xabcdef01'), hexToBytes('0x03'))
   return keys
+}
+
+/** A small deterministic generator (mulberry32): numbers in [0, 1) from `seed`. */
+export function random(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
 }

@@ -15,7 +15,8 @@
  * reverted ones included: half of an empty block's system calls (EIP-7002, EIP-7251), which store
  * what their slots already hold. The flush writes the same final values, so every root is the
  * same. A written slot (and account and code: EthereumJS writes those only at the flush) must then
- * stay in its cache until the flush: see ./keepWritten.ts.
+ * stay in its cache until the flush: see ./keepWritten.ts. The flush writes each trie in one pass
+ * (./stateCommit.ts).
  */
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { MerkleStateManagerOpts } from '@ethereumjs/statemanager'
@@ -28,6 +29,7 @@ import { EoaView } from './eoaView.ts'
 import { CacheJournal } from './cacheJournal.ts'
 import { WrittenKeeper } from './keepWritten.ts'
 import { boundSlots } from './slotCacheBound.ts'
+import { flushInOnePass } from './stateCommit.ts'
 import type { LruCacheInternals } from './keepWritten.ts'
 import type { KeyBook } from './keyBook.ts'
 
@@ -128,7 +130,7 @@ export class RecordingStateManager extends MerkleStateManager {
 
   override async flush(): Promise<void> {
     this.cacheJournal.flushing()
-    await super.flush()
+    if (!(await flushInOnePass(this))) await super.flush()
     this.#accounts.flushed()
     this.#slots.flushed()
     this.#codes.flushed()
