@@ -87,6 +87,27 @@ describe('the gas price oracle (geth’s SuggestTipCap)', () => {
     expect(suggestTipCap(fakeChain(blocks))).toBe(18n * GWEI)
   })
 
+  it('a new head reads only its own block again: the answer is the one a fresh reader gives', () => {
+    const blocks = [{ baseFee: GWEI, txs: [] as FakeTx[] }]
+    for (let i = 1; i <= 60; i++) blocks.push({ baseFee: GWEI, txs: i % 7 === 0 ? [] : [tipTx(BigInt((i * 37) % 50) * GWEI + 2n), ...(i % 3 === 0 ? [tipTx(BigInt(i) * GWEI)] : [])] })
+    const all = fakeChain(blocks) as unknown as { byNumber(n: bigint): BlockRecord; head: BlockRecord }
+    let reads = 0
+    for (let n = 0n; n <= 60n; n++) {
+      const record = all.byNumber(n)
+      const block = record.block
+      Object.defineProperty(record, 'block', { get: () => (reads++, block) })
+    }
+    const growing = { ...all, head: all.byNumber(20n) }
+    suggestTipCap(growing as unknown as Chain)
+    for (let n = 21n; n <= 60n; n++) {
+      growing.head = all.byNumber(n)
+      reads = 0
+      const tip = suggestTipCap(growing as unknown as Chain)
+      expect(reads).toBeLessThanOrEqual(2)
+      expect(tip).toBe(suggestTipCap(fakeChain(blocks.slice(0, Number(n) + 1))))
+    }
+  })
+
   it('never suggests more than 500 gwei', () => {
     expect(suggestTipCap(fakeChain([{ baseFee: GWEI, txs: [] }, { baseFee: GWEI, txs: [tipTx(900n * GWEI)] }]))).toBe(500n * GWEI)
   })

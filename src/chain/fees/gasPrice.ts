@@ -67,13 +67,24 @@ function blockValues(record: BlockRecord): bigint[] {
   return prices
 }
 
-const cache = new WeakMap<ChainReader, { head: string; tip: bigint }>()
+/**
+ * The last answer per chain: the head it was for, the tip, and the samples of each block it read
+ * (by hash; a block's samples never change), which the next head's answer reads again but one or two:
+ * at most `2 x ORACLE_BLOCKS` blocks of at most `ORACLE_SAMPLES_PER_BLOCK` tips each.
+ */
+const cache = new WeakMap<ChainReader, { head: string; tip: bigint; samples: ReadonlyMap<string, readonly bigint[]> }>()
 
 /** geth's `SuggestTipCap` at the chain's head (see the module comment). */
 export function suggestTipCap(chain: ChainReader): bigint {
   const head = chain.head
   const cached = cache.get(chain)
   if (cached && cached.head === head.hash) return cached.tip
+  const samples = new Map<string, readonly bigint[]>()
+  const samplesOf = (record: BlockRecord): readonly bigint[] => {
+    const values = cached?.samples.get(record.hash) ?? blockValues(record)
+    samples.set(record.hash, values)
+    return values
+  }
 
   const lastPrice = ORACLE_START_PRICE
   const floor = chain.genesis.number
@@ -88,7 +99,7 @@ export function suggestTipCap(chain: ChainReader): bigint {
   while (expected > 0) {
     const record = chain.byNumber(pending.shift()!)
     expected--
-    let values = record ? blockValues(record) : []
+    let values = record ? samplesOf(record) : []
     if (values.length === 0) values = [lastPrice]
     if (values.length === 1 && results.length + 1 + expected < ORACLE_BLOCKS * 2 && number > floor) {
       pending.push(number--)
@@ -102,6 +113,6 @@ export function suggestTipCap(chain: ChainReader): bigint {
     price = results[Math.floor(((results.length - 1) * ORACLE_PERCENTILE) / 100)]!
   }
   if (price > ORACLE_MAX_PRICE) price = ORACLE_MAX_PRICE
-  cache.set(chain, { head: head.hash, tip: price })
+  cache.set(chain, { head: head.hash, tip: price, samples })
   return price
 }
