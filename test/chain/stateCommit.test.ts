@@ -88,6 +88,26 @@ describe('flushInOnePass', () => {
     expect(roots.size).toBeGreaterThan(30)
   })
 
+  it('drops a deleted account\'s storage trie: made again, the account has none of its old slots', async () => {
+    // EthereumJS's deleteAccount kept the trie at its old root (EIP-161 deletion, then an EIP-7702 authority: no clearStorage).
+    const state = new RecordingStateManager({ common, trie: trie(), caches: caches() }, new KeyBook())
+    const who = address(7)
+    await state.putAccount(who, new Account(0n, 0n))
+    await state.putStorage(who, slot(9), intToBytes(0x99))
+    await state.getStateRoot()
+    await state.checkpoint()
+    await state.deleteAccount(who)
+    await state.putAccount(who, new Account(1n, 0n))
+    expect(await state.getStorage(who, slot(9))).toEqual(new Uint8Array())
+    await state.putStorage(who, slot(6), intToBytes(0x66))
+    const root = await state.getStateRoot()
+    await state.commit()
+    const fresh = new MerkleStateManager({ common, trie: trie(), caches: caches() })
+    await fresh.putAccount(who, new Account(1n, 0n))
+    await fresh.putStorage(who, slot(6), intToBytes(0x66))
+    expect(bytesToHex(root)).toBe(bytesToHex(await fresh.getStateRoot()))
+  })
+
   it('leaves a state it cannot write (a trie that prunes nodes) to EthereumJS', async () => {
     const t = new MerklePatriciaTrie({ db: TrieDatabase.over(new Map()), valueEncoding: ValueEncoding.Bytes, useKeyHashing: true, useNodePruning: true })
     const state = new RecordingStateManager({ common, trie: t, caches: caches() }, new KeyBook())

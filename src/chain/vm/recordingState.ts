@@ -21,7 +21,7 @@
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { MerkleStateManagerOpts } from '@ethereumjs/statemanager'
 import { RLP } from '@ethereumjs/rlp'
-import { bytesToHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
+import { bytesToHex, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
 import type { Account, Address } from '@ethereumjs/util'
 import { forkAccountEntry } from './forkState.ts'
 import type { ForkReads } from './forkState.ts'
@@ -98,9 +98,21 @@ export class RecordingStateManager extends MerkleStateManager {
     return super.putAccount(address, account)
   }
 
+  /**
+   * EthereumJS 10.1.3's `deleteAccount` empties the caches' entries but keeps the account's storage
+   * trie in `_storageTries` at its old root: an account deleted (EIP-161: touched and empty, which
+   * looks at nonce, balance and code, not storage) and made again without `clearStorage` (an
+   * EIP-7702 authority; CREATE clears) read and wrote through that trie, so its deleted storage
+   * came back. Its trie is dropped with it: the next one is made at the account's own storage root
+   * (a new account's: empty; after a revert, the account's as it was).
+   */
   override async deleteAccount(address: Address): Promise<void> {
     this.#accounts.touch(address)
-    return super.deleteAccount(address)
+    await super.deleteAccount(address)
+    const sm = this as unknown as { _storageTries: Record<string, unknown>; keccakFunction(bytes: Uint8Array): Uint8Array }
+    const tries = sm._storageTries
+    delete tries[bytesToUnprefixedHex(sm.keccakFunction(address.bytes))]
+    delete tries[bytesToUnprefixedHex(address.bytes)]
   }
 
   override async putCode(address: Address, value: Uint8Array): Promise<void> {
