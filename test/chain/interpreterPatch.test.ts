@@ -161,44 +161,33 @@ describe('the interpreter patch', () => {
     }
   }
 
-  it("makes a frame result's runState, when read, as EthereumJS makes it at the frame's end", async () => {
+  /** Runs each program with the double's `method` and with EthereumJS's own (`own`): the same frames and outcomes. */
+  async function sameAsEthereumjs(method: 'runInterpreter' | '_executeCall', own: unknown, names: readonly string[]): Promise<void> {
     await vmLibraries()
-    const proto = EVM.prototype as unknown as { runInterpreter: unknown }
-    const patched = proto.runInterpreter
-    expect(ethereumjsRunInterpreter).toBeDefined()
-    expect(patched).not.toBe(ethereumjsRunInterpreter)
-    for (const name of ['INVALID', 'a REVERT', 'a STATICCALL', 'an SSTORE/SLOAD loop', 'out of gas']) {
-      const lazy = await run(PROGRAMS[name]!, false)
-      proto.runInterpreter = ethereumjsRunInterpreter
+    const proto = EVM.prototype as unknown as Record<typeof method, unknown>
+    const patched = proto[method]
+    expect(own).toBeDefined()
+    expect(patched).not.toBe(own)
+    for (const name of names) {
+      const ours = await run(PROGRAMS[name]!, false)
+      proto[method] = own
       try {
-        const eager = await run(PROGRAMS[name]!, false)
-        expect(eager.frame, name).toBeDefined()
-        expect(lazy.frame, name).toEqual(eager.frame)
-        expect(lazy.outcome, name).toEqual(eager.outcome)
+        const theirs = await run(PROGRAMS[name]!, false)
+        expect(theirs.frame, name).toBeDefined()
+        expect(ours.frame, name).toEqual(theirs.frame)
+        expect(ours.outcome, name).toEqual(theirs.outcome)
       } finally {
-        proto.runInterpreter = patched
+        proto[method] = patched
       }
     }
+  }
+
+  it("makes a frame result's runState, when read, as EthereumJS makes it at the frame's end", async () => {
+    await sameAsEthereumjs('runInterpreter', ethereumjsRunInterpreter, ['INVALID', 'a REVERT', 'a STATICCALL', 'an SSTORE/SLOAD loop', 'out of gas'])
   })
 
   it("executes a message call's frames as EthereumJS's own _executeCall does", async () => {
-    await vmLibraries()
-    const proto = EVM.prototype as unknown as { _executeCall: unknown }
-    const patched = proto._executeCall
-    expect(ethereumjsExecuteCall).toBeDefined()
-    expect(patched).not.toBe(ethereumjsExecuteCall)
-    for (const name of ['INVALID', 'a REVERT', 'a STATICCALL', 'SSTORE refunds and SLOADs', 'out of gas', 'LOG0 and LOG4']) {
-      const ours = await run(PROGRAMS[name]!, false)
-      proto._executeCall = ethereumjsExecuteCall
-      try {
-        const own = await run(PROGRAMS[name]!, false)
-        expect(own.frame, name).toBeDefined()
-        expect(ours.frame, name).toEqual(own.frame)
-        expect(ours.outcome, name).toEqual(own.outcome)
-      } finally {
-        proto._executeCall = patched
-      }
-    }
+    await sameAsEthereumjs('_executeCall', ethereumjsExecuteCall, ['INVALID', 'a REVERT', 'a STATICCALL', 'SSTORE refunds and SLOADs', 'out of gas', 'LOG0 and LOG4'])
   })
 
   it('keeps one analysis of a code for every frame that runs it on an EVM', async () => {

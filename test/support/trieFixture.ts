@@ -33,14 +33,5 @@ export async function fillTrie(trie: MerklePatriciaTrie): Promise<Uint8Array[]> 
   return keys
 }
 
-/** A small deterministic generator (mulberry32): numbers in [0, 1) from `seed`. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** A small deterministic generator: numbers in [0, 1) from `seed` (the faults' mulberry32). */
+export { createPrng as random } from '../../src/gateway/faults.ts'
