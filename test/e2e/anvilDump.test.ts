@@ -77,6 +77,13 @@ beforeAll(async () => {
   server = await startServer({ port: 0, control: true, config: withFixtures(loadConfigFile(DEFAULT_CONFIG_PATH), { exit: join(dir, 'exit'), rpc: join(dir, 'rpc-dump.hex'), tags: join(dir, 'rpc-dump.hex') }) })
 }, 60_000)
 
+/** Starts this test's Anvil, stopping the one an earlier test started (afterAll stops the last). */
+async function restartAnvil(args: string[]): Promise<RunningAnvil> {
+  await anvil?.stop()
+  anvil = await startAnvil(args)
+  return anvil
+}
+
 afterAll(async () => {
   await anvil?.stop()
   await server?.close()
@@ -109,7 +116,7 @@ describe.skipIf(anvilBinary() === undefined)('Anvil state dumps as networks', ()
     const double = createPublicClient({ cacheTime: 0, transport: http(server!.urlFor('rpc'), { fetchFn: localhostFetch }) })
     const expected: Record<string, unknown> = {}
     for (const a of Object.keys(seen)) expected[a] = await readAccount(double, a as Address)
-    anvil = await startAnvil(['--load-state', file])
+    anvil = await restartAnvil(['--load-state', file])
     const loaded = createPublicClient({ cacheTime: 0, transport: http(anvil.url) })
     for (const [a, want] of Object.entries(expected)) expect(await readAccount(loaded, a as Address), a).toEqual(want)
     // Its head is the double's head block, header and all (the same hash).
@@ -119,7 +126,7 @@ describe.skipIf(anvilBinary() === undefined)('Anvil state dumps as networks', ()
   it('safe and finalized trail the head by 32 and 64 blocks as on an Anvil loading the same dump, never before the dump’s block; anvil_reorg replaces blocks mined after it on both', async () => {
     const file = join(dir, 'rpc-dump.json')
     writeFileSync(file, gunzipSync(Buffer.from(readFileSync(join(dir, 'rpc-dump.hex'), 'utf8').slice(2), 'hex')))
-    anvil = await startAnvil(['--load-state', file])
+    anvil = await restartAnvil(['--load-state', file])
     const endpoints = { anvil: anvil.url, double: `${server!.controlUrl}/rpc/tags` }
     const call = async (url: string, method: string, params: unknown[]) => {
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
