@@ -4,8 +4,10 @@
  * lowest layer joins the base without changing any read. Through real tries: the roots read back.
  */
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { RLP } from '@ethereumjs/rlp'
 import { utf8ToBytes, ValueEncoding } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
+import { keccak256 } from '../../src/encoding/keccak.ts'
 import { TrieDatabase } from '../../src/chain/vm/trieDatabase.ts'
 
 const trieOver = (db: TrieDatabase, root?: Uint8Array) =>
@@ -115,5 +117,24 @@ describe('TrieDatabase', () => {
     }
     for (let k = 0; k < 6; k++) expect(await read(a.db, a.roots[5]!, `k${k}`)).toBe(`v${k}`)
     expect(a.db.prune([...a.roots.slice(-10), a.roots[5]!])).toBe(0)
+  })
+
+  it("a pruning keeps the storage trie and the code an account leaf names, and drops what no kept state names", async () => {
+    const db = TrieDatabase.over(new Map())
+    db.mark()
+    const storage = trieOver(db)
+    const replaced = await write(storage, 'slot', 'old')
+    const storageRoot = await write(storage, 'slot', 'new')
+    const code = utf8ToBytes('the account code')
+    const orphan = utf8ToBytes('code no account names')
+    await db.put(keccak256(code), code)
+    await db.put(keccak256(orphan), orphan)
+    const accounts = trieOver(db)
+    await accounts.put(utf8ToBytes('account'), RLP.encode([1, 2, storageRoot, keccak256(code)]))
+    expect(db.prune([accounts.root()])).toBe(2)
+    expect(await read(db, storageRoot, 'slot')).toBe('new')
+    expect(await db.get(keccak256(code))).toEqual(code)
+    expect(db.has(replaced)).toBe(false)
+    expect(await db.get(keccak256(orphan))).toBeUndefined()
   })
 })
