@@ -47,6 +47,7 @@ import { copyFileSync, readdirSync, readFileSync, rmSync, statSync, writeFileSyn
 import { createRequire } from 'node:module'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { bundledUtilPlugin } from './bundledUtil.mjs'
 
 const require = createRequire(import.meta.url)
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -68,7 +69,7 @@ function newest(dir) {
 if (process.argv.includes('--if-stale')) {
   try {
     const built = statSync(at('dist/.built')).mtimeMs
-    const inputs = ['scripts/build.mjs', 'package.json', 'tsconfig.json', 'tsconfig.build.json'].map((f) => statSync(at(f)).mtimeMs)
+    const inputs = ['scripts/build.mjs', 'scripts/bundledUtil.mjs', 'package.json', 'tsconfig.json', 'tsconfig.build.json'].map((f) => statSync(at(f)).mtimeMs)
     if (Math.max(newest(fileURLToPath(at('src'))), ...inputs) <= built) process.exit(0)
   } catch {
     // No build yet: build.
@@ -158,23 +159,12 @@ async function bundle() {
     },
   }
   const define = { 'globalThis.GATEWAY_DOUBLE_CODE_HASH': JSON.stringify(codeHash().update(`@ethereumjs/vm@${vmVersion}`).digest('hex')) }
-  // patches/README.md, change 12: the bundled @ethereumjs/util makes its table of the BigInts 0 to
-  // 65535 when first asked for each, not all 65,536 at load (tens of ms of every start). Applied to
-  // the copies inside the bundles only (a user's EthereumJS is theirs); the build fails when the
-  // text it replaces is not there, so a new EthereumJS version is looked at, not silently left eager.
-  const lazyBigIntTable = {
-    name: 'lazy-bigint-table',
-    setup(build) {
-      build.onLoad({ filter: /[\\/]@ethereumjs[\\/]util[\\/]dist[\\/]esm[\\/]bytes\.js$/ }, (args) => {
-        const eager = 'const BIGINT_CACHE = [];\nfor (let i = 0; i <= 256 * 256 - 1; i++) {\n    BIGINT_CACHE[i] = BigInt(i);\n}\n'
-        const reads = ['return BIGINT_CACHE[bytes[0]];', 'return BIGINT_CACHE[bytes[0] * 256 + bytes[1]];']
-        const text = readFileSync(args.path, 'utf8')
-        if (!text.includes(eager) || !reads.every((r) => text.includes(r))) fail(`${args.path}: the BigInt table patches/README.md's change 12 replaces is not there (a new @ethereumjs/util?)`)
-        const lazy = 'const BIGINT_CACHE = [];\nconst bigIntOf = (i) => BIGINT_CACHE[i] ?? (BIGINT_CACHE[i] = BigInt(i));\n'
-        return { contents: text.replace(eager, lazy).replace(reads[0], 'return bigIntOf(bytes[0]);').replace(reads[1], 'return bigIntOf(bytes[0] * 256 + bytes[1]);'), loader: 'js' }
-      })
-    },
-  }
+  // patches/README.md, changes 12 and 17, to the copies of @ethereumjs/util's bytes.js inside the
+  // bundles only (a user's EthereumJS is theirs): its table of the BigInts 0 to 65535 made when
+  // first asked for each, not all 65,536 at load (tens of ms of every start), and bytes to hex as
+  // one flat string (./bundledUtil.mjs). The build fails when the text they replace is not there,
+  // so a new EthereumJS version is looked at, not silently left unchanged.
+  const bundledUtil = bundledUtilPlugin(fail)
   const cliExternal = ['express', 'solc', 'secp256k1', 'ws']
   // And the peers (vitest, for gateway-double/testing/vitest): the user's own copy, never one of ours.
   const libraryExternal = ['express', 'solc', 'secp256k1', 'bufferutil', 'utf-8-validate', ...Object.keys(manifest.peerDependencies ?? {})]
@@ -199,7 +189,7 @@ async function bundle() {
       'import.meta.url': '__gatewayDoubleUrl',
       'globalThis.GATEWAY_DOUBLE_BUNDLED_ETHEREUMJS': bundledEthereumjs,
     },
-    plugins: [selfUrl, lazyBigIntTable],
+    plugins: [selfUrl, bundledUtil],
     metafile: true,
     write: false,
     logLevel: 'warning',
@@ -235,7 +225,7 @@ async function bundle() {
     banner: { js: "import { createRequire as __gatewayDoubleCreateRequire } from 'node:module';\nconst require = __gatewayDoubleCreateRequire(import.meta.url);" },
     allowOverwrite: true,
     define: { ...define, 'globalThis.GATEWAY_DOUBLE_BUNDLED_ETHEREUMJS': bundledEthereumjs },
-    plugins: [selfUrl, lazyBigIntTable],
+    plugins: [selfUrl, bundledUtil],
     metafile: true,
     logLevel: 'warning',
   })
