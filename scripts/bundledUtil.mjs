@@ -1,6 +1,6 @@
 // The build-time changes to the copies of @ethereumjs/util's bytes.js inside the bundles
 // (scripts/build.mjs; patches/README.md, changes 12 and 17): an esbuild plugin, kept apart so that
-// test/build/bundledUtil.test.ts bundles @ethereumjs/util through it and compares the result with
+// test/chain/bundledUtil.test.ts bundles @ethereumjs/util through it and compares the result with
 // the installed copy. A user's own EthereumJS is theirs and stays as installed. Each change
 // replaces exact text of @ethereumjs/util 10.1.3, and the build fails when that text is not there:
 // a new version is looked at, not silently left unchanged.
