@@ -10,6 +10,7 @@ import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { EVM, getOpcodesForHF } from '@ethereumjs/evm'
+import { codeAnalysis } from '../../src/chain/vm/codeAnalysis.ts'
 import { ethereumjsExtend, frameClasses, interpreterFor } from '../../src/chain/vm/frameMemory.ts'
 import { ethereumjsExecuteCall } from '../../src/chain/vm/executeCall.ts'
 import { ethereumjsRunInterpreter } from '../../src/chain/vm/frameResult.ts'
@@ -194,6 +195,30 @@ describe('the interpreter patch', () => {
     const a = await run(PROGRAMS['a JUMP loop']!, false)
     const b = await run(PROGRAMS['a JUMP loop']!, false)
     expect(a.outcome).toEqual(b.outcome)
+  })
+
+  it("looks a code array up by itself, and views of one buffer each by its own code, as EthereumJS's analysis of each", async () => {
+    const { evm: evmLib } = await vmLibraries()
+    await patchInterpreter()
+    const evm = await evmLib.createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Osaka }) })
+    const args = [evm, evm.stateManager, evm.blockchain, { address: CONTRACT }, 1_000n, evm.journal, undefined, { enabled: false }] as const
+    const interpreter = interpreterFor(...(args as unknown as Parameters<typeof interpreterFor>)) as unknown as Parameters<typeof codeAnalysis>[0]
+    const theirs = (code: Uint8Array) => (Object.getPrototypeOf(interpreter) as typeof interpreter)._getValidJumpDestinations.call(interpreter, code)
+    // Two codes in one buffer (as RLP decoding hands out views), the second's JUMPDESTs elsewhere.
+    const jumpLoop = hexToBytes(PROGRAMS['a JUMP loop'] as `0x${string}`)
+    const pushes = hexToBytes(PROGRAMS['PUSHes around the analysis'] as `0x${string}`)
+    const buffer = new Uint8Array(jumpLoop.length + pushes.length)
+    buffer.set(jumpLoop)
+    buffer.set(pushes, jumpLoop.length)
+    const first = buffer.subarray(0, jumpLoop.length)
+    const second = buffer.subarray(first.length)
+    for (const code of [first, second, first, second, Uint8Array.from(second)]) {
+      const ours = codeAnalysis(interpreter, code)
+      const own = theirs(code)
+      expect(Array.from(ours.jumps), bytesToHex(code)).toEqual(Array.from(own.jumps))
+      expect(ours.pushes).toEqual(own.pushes)
+    }
+    expect(codeAnalysis(interpreter, first)).toBe(codeAnalysis(interpreter, first))
   })
 })
 

@@ -11,7 +11,11 @@
  * replaced (EthereumJS makes a new one when the hardfork changes) or any entry of it is (the
  * execution guard, the gas trace and the tracers wrap entries, the tracers for one execution:
  * the table is compared with the one the analyses were made with, 256 entries, at every frame),
- * and started over past `ANALYSES_BYTE_LIMIT`.
+ * and started over past `ANALYSES_BYTE_LIMIT`. A code array seen before is looked up by itself
+ * first: the state hands out the array its database holds, the same one call after call (a
+ * token's code, 600 frames of 600 distinct eth_calls), where making the content's key copies the
+ * code into a string and hashes it at every frame. Nothing writes into a code array (the
+ * interpreter, the state and the database only read it), so the array keeps its content.
  */
 
 export interface OpEntry {
@@ -40,6 +44,8 @@ interface KeptAnalyses {
   /** The table's entries when the analyses were made. */
   readonly entries: readonly OpEntry[]
   readonly byCode: Map<string, Analysis>
+  /** The same analyses by the code arrays they were asked for (no weight of their own). */
+  byArray: WeakMap<Uint8Array, Analysis>
   bytes: number
 }
 
@@ -53,9 +59,11 @@ export function codeAnalysis(interpreter: AnalysingInterpreter, code: Uint8Array
   const evm = interpreter._evm
   let kept = evm[ANALYSES]
   if (kept === undefined || !sameTable(kept, evm._opcodeMap)) {
-    kept = { table: evm._opcodeMap, entries: [...evm._opcodeMap], byCode: new Map(), bytes: 0 }
+    kept = { table: evm._opcodeMap, entries: [...evm._opcodeMap], byCode: new Map(), byArray: new WeakMap(), bytes: 0 }
     evm[ANALYSES] = kept
   }
+  const known = kept.byArray.get(code)
+  if (known !== undefined) return known
   const key = Buffer.from(code.buffer, code.byteOffset, code.byteLength).toString('latin1')
   let analysis = kept.byCode.get(key)
   if (analysis === undefined) {
@@ -63,11 +71,13 @@ export function codeAnalysis(interpreter: AnalysingInterpreter, code: Uint8Array
     const bytes = code.length * BYTES_PER_CODE_BYTE
     if (kept.bytes + bytes > ANALYSES_BYTE_LIMIT) {
       kept.byCode.clear()
+      kept.byArray = new WeakMap()
       kept.bytes = 0
     }
     kept.byCode.set(key, analysis)
     kept.bytes += bytes
   }
+  kept.byArray.set(code, analysis)
   return analysis
 }
 
