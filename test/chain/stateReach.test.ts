@@ -34,9 +34,12 @@ function decoded(node: unknown, accounts: boolean, refs: Ref[]): Ref[] {
   return refs
 }
 
-/** `edgesOf`'s references, read back: a child's key as it is, a storage root's and a code hash's after their prefix. */
-function scanned(edges: readonly string[]): Ref[] {
-  return edges.map((ref): Ref => (ref.length === 64 ? `node ${ref}` : `${ref[0] === 's' ? 'storage' : 'code'} ${ref.slice(1)}`))
+/** `edgesOf`'s flat hex, read back: a kind byte and a 32-byte key each. */
+function scanned(edges: string): Ref[] {
+  const kinds = ['node', 'storage', 'code'] as const
+  const refs: Ref[] = []
+  for (let at = 0; at < edges.length; at += 66) refs.push(`${kinds[Number(edges.slice(at, at + 2))]!} ${edges.slice(at + 2, at + 66)}`)
+  return refs
 }
 
 async function nodesOf(fill: (trie: MerklePatriciaTrie) => Promise<unknown>): Promise<Uint8Array[]> {
@@ -73,7 +76,7 @@ describe('edgesOf', () => {
       expect(scanned(edgesOf(node, true))).toEqual(want)
       if (want.some((ref) => ref.startsWith('code'))) {
         leaves++
-        expect(edgesOf(node, false)).toEqual([])
+        expect(edgesOf(node, false)).toBe('')
       }
     }
     expect(leaves).toBeGreaterThanOrEqual(200)

@@ -9,34 +9,28 @@
  * references (`ReachMemo`, owned by the layer, forgetting the nodes pruning drops): the next
  * pruning reads only the nodes written since. Most of a chain's live nodes (a system contract's
  * ring of 8191 slots) stay from one pruning to the next, and decoding them every 64 blocks was
- * most of a pruning's cost. A node's references are kept as an array of its children's keys
- * (`Edges`), each a flat string of its own: the walk pushes and looks up those very strings, whose
- * hashes V8 keeps in them, where slicing one flat hex string per node made a new string per
- * reference and hashed all 64 characters of it again at every pruning. The memo is keyed by the
- * layer's own key string, not a copy.
+ * most of a pruning's cost. The memo is kept small, since it lives as long as the nodes: a node's
+ * references are one flat hex string (`Edges`, empty for a leaf), and it is keyed by the layer's
+ * own key string, not a copy.
  */
-
-import { flatString } from '../../encoding/hex.ts'
 
 /** A node's bytes in the layer, by unprefixed hex key, or undefined when it is not there. */
 export type NodeLookup = (key: string) => Uint8Array | undefined
 
 /**
- * A node's references, each the unprefixed hex of a 32-byte hash: a child node in the node's own
- * trie as it is (64 characters); a storage trie's root under an account leaf prefixed with `s`, an
- * account's code hash with `c` (few: one of each per account leaf). A node without references has
- * `NO_EDGES`.
+ * A node's references as the hex of `EDGE` bytes each: a kind byte (`SAME_TRIE`, `STORAGE_ROOT`,
+ * `CODE`), then the 32-byte hash. A node without references has ''.
  */
-export type Edges = readonly string[]
+type Edges = string
 
-const NO_EDGES: Edges = Object.freeze([])
-/** The kinds of reference `edgesOf` finds: a child node in the node's own trie, a storage trie's root under an account leaf, an account's code hash. */
+const EDGE = 33
+/** Hex characters per reference, and where its key starts within them. */
+const EDGE_HEX = 2 * EDGE
+const KEY_AT = 2
+/** A child node in the node's own trie, a storage trie's root under an account leaf, an account's code hash. */
 const SAME_TRIE = 0
 const STORAGE_ROOT = 1
 const CODE = 2
-/** How each kind's reference starts (see `Edges`). */
-const PREFIX = ['', 's', 'c'] as const
-const C = 'c'.charCodeAt(0)
 
 /**
  * Each kept node's references, by key, in the account trie and in storage tries (one node's bytes
@@ -111,20 +105,14 @@ export function reachedKeys(roots: Iterable<Uint8Array>, lookup: NodeLookup, mem
       memo?.learn(key, accounts, edges)
     }
     reached.add(key)
-    for (let i = 0; i < edges.length; i++) {
-      const ref = edges[i]!
-      if (ref.length === 64) {
-        if (!reached.has(ref)) {
-          keys.push(ref)
-          inAccounts.push(accounts)
-        }
-      } else if (ref.charCodeAt(0) === C) reached.add(ref.slice(1))
-      else {
-        const root = ref.slice(1)
-        if (!reached.has(root)) {
-          keys.push(root)
-          inAccounts.push(false)
-        }
+    for (let at = 0; at < edges.length; at += EDGE_HEX) {
+      // A slice of the flat edges string: V8 makes it a view, not a copy.
+      const ref = edges.slice(at + KEY_AT, at + EDGE_HEX)
+      const kind = edges.charCodeAt(at + 1) - 48
+      if (kind === CODE) reached.add(ref)
+      else if (!reached.has(ref)) {
+        keys.push(ref)
+        inAccounts.push(kind === SAME_TRIE && accounts)
       }
     }
   }
@@ -136,15 +124,14 @@ export function edgesOf(node: Uint8Array, accounts: boolean): Edges {
   const found: number[] = []
   const whole = item(node, 0, node.length)
   if (whole !== undefined) visit(node, whole, accounts, found)
-  if (found.length === 0) return NO_EDGES
-  const edges: string[] = []
+  if (found.length === 0) return ''
+  const out = Buffer.allocUnsafe((found.length / 2) * EDGE)
   for (let i = 0; i < found.length; i += 2) {
-    const at = found[i + 1]!
-    const hex = hexOf(node.subarray(at, at + 32))
-    // A prefixed reference made flat: a concatenation is a rope, which each read would flatten.
-    edges.push(found[i] === SAME_TRIE ? hex : flatString(PREFIX[found[i] as 1 | 2] + hex))
+    const at = (i / 2) * EDGE
+    out[at] = found[i]!
+    out.set(node.subarray(found[i + 1]!, found[i + 1]! + 32), at + 1)
   }
-  return edges
+  return out.toString('hex')
 }
 
 /** An RLP item of a node: its payload's bounds, and whether it is a list. */
