@@ -14,14 +14,26 @@ const GATEWAY_PATH_RE = /^(\/ws)?\/v3(?:\/(.*))?$/
 const LINE_BREAK_RE = /[\n\r\u2028\u2029]/
 
 export function createRouteRule(): RequestRule {
+  // The last `POST /v3/<key>` path and the key read from it: a client sends the same path on
+  // every request, and the same key string (its hash computed once) finds the key rule's map
+  // entry without a new slice to hash and compare.
+  let seenPath: string | undefined
+  let seenKey = ''
   return function route(state) {
     const { method, path } = state.request
+    if (method === 'POST' && path === seenPath) {
+      state.apiKey = seenKey
+      state.websocket = false
+      return
+    }
     // The common request, `POST /v3/<key>`, decided without the expression's match and its
     // strings (the same outcome: a key with a line break, which `.` does not match, goes below).
     if (method === 'POST' && path.startsWith('/v3/')) {
       const query = path.indexOf('?')
       const key = query < 0 ? path.slice(4) : path.slice(4, query)
       if (key !== '' && !LINE_BREAK_RE.test(key)) {
+        seenPath = path
+        seenKey = key
         state.apiKey = key
         state.websocket = false
         return

@@ -77,6 +77,11 @@ export class UsageCounters {
   readonly #hours = ring(HOUR_SLOTS, false)
   readonly #totals = new Map<number, Cell>()
   #cells = 0
+  /** The last series found, and its names (`#seriesId`). */
+  #lastKey: string | undefined
+  #lastNetwork: string | undefined
+  #lastMethod: string | undefined
+  #lastId = 0
   readonly #other: number
   /** Series and cells counted at most (tests lower them). */
   readonly #maxSeries: number
@@ -94,6 +99,18 @@ export class UsageCounters {
   }
 
   #seriesId(key: string, network: string, method: string): number {
+    // A client sends the same key, network and method again and again: their series is the last
+    // one's (a series, once counted, keeps its id for good), found without three map lookups.
+    if (method === this.#lastMethod && key === this.#lastKey && network === this.#lastNetwork) return this.#lastId
+    const id = this.#findSeries(key, network, method)
+    this.#lastKey = key
+    this.#lastNetwork = network
+    this.#lastMethod = method
+    this.#lastId = id
+    return id
+  }
+
+  #findSeries(key: string, network: string, method: string): number {
     let byNetwork = this.#index.get(key)
     let byMethod = byNetwork?.get(network)
     const id = byMethod?.get(method)
