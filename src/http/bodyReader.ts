@@ -73,7 +73,7 @@ function onEnd(this: ReadRequest): void {
   r.lane.body(this, r.res, r.reserved, body)
 }
 
-/** An error, or the client gone before the end of the body (`close` after `end` changes nothing): no answer. */
+/** The request destroyed (an error, or the client gone) before the end of its body (`close` after `end` changes nothing): no answer. */
 function onLost(this: ReadRequest): void {
   const r = this[READING]!
   if (r.settled) return
@@ -99,7 +99,8 @@ function readRequest(lane: BodyLane, req: ReadRequest, res: ServerResponse, rese
   req[READING] = { lane, res, reserved, chunks: undefined, first: undefined, size: 0, settled: false }
   req.on('data', onData)
   req.on('end', onEnd)
-  req.on('error', onLost)
+  // No `error` listener: an error destroys the request, and a destroyed request emits `close`
+  // (Node's IncomingMessage emits `error` only when it has listeners), so `close` sees both.
   req.on('close', onLost)
 }
 
