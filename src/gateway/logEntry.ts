@@ -64,3 +64,38 @@ export interface RequestLogEntry {
 }
 
 export type RequestLogDraft = Omit<RequestLogEntry, 'seq'>
+
+/**
+ * A clock's milliseconds as `Date#toISOString` writes them (the log's `time`), the date and time
+ * up to the second formatted once per second and the milliseconds spliced in: V8 formats a date
+ * through printf (about 7,000 instructions), and a gateway under load logs many requests per
+ * second but few per millisecond. The last answer is kept for the next request of the same
+ * millisecond. Owned by the pipeline, one per gateway.
+ */
+/** The largest time a Date holds, either side of 1970 (ECMA-262's time values). */
+const MAX_TIME_MS = 8.64e15
+
+export class IsoTimes {
+  #second = NaN
+  /** `YYYY-MM-DDTHH:MM:SS.` of `#second`. */
+  #prefix = ''
+  #ms = NaN
+  #text = ''
+
+  of(ms: number): string {
+    if (ms === this.#ms) return this.#text
+    // A fraction of a millisecond (toISOString drops it) is left to Date, as is a time out of its range (it throws).
+    if (!Number.isInteger(ms) || Math.abs(ms) > MAX_TIME_MS) return new Date(ms).toISOString()
+    const second = Math.floor(ms / 1000) * 1000
+    if (second !== this.#second) {
+      this.#prefix = new Date(second).toISOString().slice(0, -4)
+      this.#second = second
+    }
+    const milli = ms - second
+    this.#ms = ms
+    // `sssZ` is short enough to be made flat; the whole is one rope node over the shared prefix.
+    const tail = (milli < 10 ? '00' : milli < 100 ? '0' : '') + milli + 'Z'
+    this.#text = this.#prefix + tail
+    return this.#text
+  }
+}

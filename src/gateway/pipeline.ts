@@ -30,6 +30,7 @@ import { runPlan } from './runPlan.ts'
 import type { Plan, Serves } from './plan.ts'
 import { header } from './request.ts'
 import type { CallRule, GatewayRequest, Network, RequestRule, RequestState } from './request.ts'
+import { IsoTimes } from './logEntry.ts'
 import { loggedText } from './requestLog.ts'
 import type { CallDraft, LogDraft, RequestLog, SocketLogInfo } from './requestLog.ts'
 import { droppedResponse, toHttpResponse } from './response.ts'
@@ -100,9 +101,8 @@ export class RequestPipeline {
   readonly #accountOf: CompiledProfile['accountOf']
   /** A profile's refusal of a call as its JSON-RPC error (eth_getLogs' range: ./profiles/compile.ts). */
   readonly #callRefusal: CompiledProfile['callRefusal']
-  /** The log's time of the last request, kept for the next ones in the same millisecond. */
-  #lastMs = NaN
-  #lastIso = ''
+  /** The log's times (./logEntry.ts). */
+  readonly #times = new IsoTimes()
 
   constructor(deps: PipelineDeps) {
     this.#deps = deps
@@ -123,17 +123,9 @@ export class RequestPipeline {
     this.#onInternalError = (err, req) => deps.logger.error(`internal error in ${req.method}`, err)
   }
 
-  #isoTime(ms: number): string {
-    if (ms !== this.#lastMs) {
-      this.#lastMs = ms
-      this.#lastIso = new Date(ms).toISOString()
-    }
-    return this.#lastIso
-  }
-
   /** A request log entry under way, for an HTTP request or (with `socket`) a WebSocket message. */
   newDraft(socket: SocketLogInfo | null = null): Draft {
-    return { seq: 0, time: this.#isoTime(this.#deps.clock.now()), key: null, network: null, batch: false, calls: [], credits: 0, fault: null, status: null, transport: socket === null ? 'http' : 'ws', socket }
+    return { seq: 0, time: this.#times.of(this.#deps.clock.now()), key: null, network: null, batch: false, calls: [], credits: 0, fault: null, status: null, transport: socket === null ? 'http' : 'ws', socket }
   }
 
   /** The request rules in order; the draft learns the key and network as far as they get. Throws a `GatewayError`. */
