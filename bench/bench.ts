@@ -61,9 +61,9 @@ Options:
   --rows <ids>        only these rows, comma-separated ids as in bench/targets.ts (e.g.
                       eth_blockNumber,eth_getStorageAt; loop.*, newHeads.*, cold-start.*); the bare
                       node:http reference row and the memory reading always run
-  --before <git ref>  also run the throughput rows and the memory row against that commit, checked
-                      out and built in a temporary worktree, its server alternated with this one;
-                      the table adds the ratio new/before
+  --before <git ref>  also run the throughput rows, the transaction-loop rows and the memory row
+                      against that commit, checked out and built in a temporary worktree, its
+                      server alternated with this one; the table adds the ratio new/before
   -h, --help          print this help
 `
 
@@ -510,13 +510,13 @@ async function main(argv: string[]): Promise<number> {
       log('transaction loop (sends, deploys, snapshots, anvil_mine, a 20-test suite), one operation at a time, each row on a fresh pair of servers...')
       const keys = index.accounts.filter((a) => /^s3\d$/.test(a.name)).map((a) => a.privateKey as `0x${string}`)
       const deployData = blocks[0]!.calls.find((c) => c.to === undefined)!.data as `0x${string}`
-      const startGatewayDouble = async () => {
-        const child = await GatewayChild.start(configPath, { control: true })
+      const startGatewayDouble = async (root?: string) => {
+        const child = await GatewayChild.start(configPath, { control: true }, root)
         return { port: child.port, stop: () => child.process.stop() }
       }
       rows.push(
         ...(await loopRowsOnFreshServers({
-          ids: loopRows, startGatewayDouble, genesisPath, gasLimit: BigInt(genesis.gasLimit), blocks,
+          ids: loopRows, startGatewayDouble: () => startGatewayDouble(), ...(before ? { startBefore: () => startGatewayDouble(before.dir) } : {}), genesisPath, gasLimit: BigInt(genesis.gasLimit), blocks,
           chainId: index.chainId, token: token as `0x${string}`, deployData, keys,
           durationMs: opts.durationMs, warmupMs: opts.warmupMs, rounds: opts.rounds, mineBlocks: opts.mineBlocks, log,
         })),

@@ -29,6 +29,8 @@ export interface FreshPairsOptions extends Omit<TestLoopOptions, 'gatewayDouble'
   /** The rows to run, in this order, each on its own pair. */
   ids: readonly string[]
   startGatewayDouble(): Promise<LoopServer>
+  /** The `--before` build's server, started beside it for each row when given (`bench.ts --before`). */
+  startBefore?(): Promise<LoopServer>
   /** What Anvil is started with: the bench chain's genesis, gas limit and blocks to replay. */
   genesisPath: string
   gasLimit: bigint
@@ -36,23 +38,28 @@ export interface FreshPairsOptions extends Omit<TestLoopOptions, 'gatewayDouble'
 }
 
 export async function loopRowsOnFreshServers(opts: FreshPairsOptions): Promise<ThroughputRow[]> {
-  const { ids, startGatewayDouble, genesisPath, gasLimit, blocks, ...loop } = opts
+  const { ids, startGatewayDouble, startBefore, genesisPath, gasLimit, blocks, ...loop } = opts
   const out: ThroughputRow[] = []
   for (const id of ids) {
     // Anvil starts and takes the replay while gateway-double loads.
     const anvilStarting = startAnvilOnChain(genesisPath, gasLimit, blocks)
     anvilStarting.catch(() => {})
     const gd = await startGatewayDouble()
+    const before = startBefore === undefined ? undefined : await startBefore().catch(async (err: unknown) => {
+      await gd.stop()
+      throw err
+    })
+    const testEndpoint = (name: string, port: number) => ({ name, port, path: `/_double/rpc/${BENCH_NETWORK}`, host: `${LOOPBACK}:${port}` })
     try {
       const anvil = await anvilStarting
       try {
-        const gatewayDouble = { name: 'gateway-double', port: gd.port, path: `/_double/rpc/${BENCH_NETWORK}`, host: `${LOOPBACK}:${gd.port}` }
-        out.push(...(await testLoopRows({ ...loop, gatewayDouble, anvil: anvil.endpoint, only: [id] })))
+        const gatewayDouble = testEndpoint('gateway-double', gd.port)
+        out.push(...(await testLoopRows({ ...loop, gatewayDouble, ...(before ? { before: testEndpoint('before', before.port) } : {}), anvil: anvil.endpoint, only: [id] })))
       } finally {
         await anvil.process.stop()
       }
     } finally {
-      await gd.stop()
+      await Promise.all([gd.stop(), before?.stop()])
     }
   }
   return out

@@ -28,6 +28,8 @@ export interface TestLoopOptions {
   /** gateway-double's test endpoint and Anvil, on the same chain. */
   gatewayDouble: Endpoint
   anvil: Endpoint
+  /** The `--before` build's test endpoint on the same chain, run in turn with the two when given. */
+  before?: Endpoint
   chainId: number
   token: Hex
   /** Token's creation code with its constructor argument (the bench chain's first transaction). */
@@ -57,7 +59,7 @@ const transferData = (to: string, amount: bigint): Hex => `0xa9059cbb${pad32(to)
 const balanceOfData = (holder: string): Hex => `0x70a08231${pad32(holder)}`
 const recipient = (n: number) => `0xbeef${n.toString(16).padStart(36, '0')}`
 
-type ServerName = 'gateway-double' | 'anvil'
+type ServerName = 'gateway-double' | 'before' | 'anvil'
 
 /** The rows' ids, in the order they run (each row signs with `keys[its index]`). */
 export const LOOP_ROW_IDS: readonly string[] = ['loop.viem-send', 'loop.erc20-raw', 'loop.deploy', 'loop.snapshot-revert', 'loop.mine', 'loop.suite']
@@ -226,11 +228,12 @@ function stats(ops: number[][], seconds: number[], failures: number): ServerStat
   }
 }
 
-/** The rows, gateway-double and Anvil alternating round by round. */
+/** The rows, gateway-double (then the `--before` build, when given) and Anvil alternating round by round. */
 export async function testLoopRows(opts: TestLoopOptions): Promise<ThroughputRow[]> {
-  const servers = [
-    { name: 'gateway-double' as const, endpoint: opts.gatewayDouble, rpc: new RpcClient(opts.gatewayDouble) },
-    { name: 'anvil' as const, endpoint: opts.anvil, rpc: new RpcClient(opts.anvil) },
+  const servers: { name: ServerName; endpoint: Endpoint; rpc: RpcClient }[] = [
+    { name: 'gateway-double', endpoint: opts.gatewayDouble, rpc: new RpcClient(opts.gatewayDouble) },
+    ...(opts.before === undefined ? [] : [{ name: 'before' as const, endpoint: opts.before, rpc: new RpcClient(opts.before) }]),
+    { name: 'anvil', endpoint: opts.anvil, rpc: new RpcClient(opts.anvil) },
   ]
   for (const s of servers) await s.rpc.call('evm_setAutomine', [true])
   // An operation that throws (a receipt that did not come in time) is a failure of that server,
@@ -284,9 +287,14 @@ export async function testLoopRows(opts: TestLoopOptions): Promise<ThroughputRow
       }
       opts.log(`  ${row.id} round ${round}/${opts.rounds}: ${line.join(', ')}`)
     }
-    const [g, a] = times.map((t) => stats(t.ops, t.seconds, t.failed)) as [ServerStats, ServerStats]
-    const ratio = g.reqPerSec / a.reqPerSec
-    out.push({ kind: 'throughput', id: row.id, label: row.label, unit: row.unit, gatewayDouble: g, anvil: a, ratio })
+    const statsOf = (name: ServerName): ServerStats | undefined => {
+      const k = servers.findIndex((s) => s.name === name)
+      return k < 0 ? undefined : stats(times[k]!.ops, times[k]!.seconds, times[k]!.failed)
+    }
+    const g = statsOf('gateway-double')!
+    const a = statsOf('anvil')!
+    const before = statsOf('before')
+    out.push({ kind: 'throughput', id: row.id, label: row.label, unit: row.unit, gatewayDouble: g, anvil: a, ratio: g.reqPerSec / a.reqPerSec, ...(before === undefined ? {} : { before }) })
   }
   return out
 }

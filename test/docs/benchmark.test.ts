@@ -261,7 +261,9 @@ describe('docs/benchmark.md: the commands it shows', () => {
       expect(row(r.stdout, 'resident memory after load', 3)).toMatch(/MiB .*MiB .*x +[\d.]+x/)
       const line = r.stdout.split('\n').find((x) => x.startsWith('new/before: '))
       expect(line, r.stdout).toContain(`against ${beforeRef} (${commit.slice(0, 12)}, node_modules `)
-      for (const id of ['eth_blockNumber', 'eth_getStorageAt', 'eth_estimateGas.distinct', 'rss-after-load']) expect(line).toMatch(new RegExp(`${id.replace('.', '\\.')} [\\d.]+x`))
+      // The transaction-loop rows too (the test runs them: SMALL gives --mine-blocks 10), each with its own earlier-commit server.
+      expect(row(r.stdout, 'ERC-20 transfer sent raw + receipt', 7)).toMatch(/tx\/s.*tx\/s.*x +[\d.]+x +>=/)
+      for (const id of ['eth_blockNumber', 'eth_getStorageAt', 'eth_estimateGas.distinct', 'rss-after-load', 'loop.erc20-raw', 'loop.snapshot-revert', 'loop.suite']) expect(line).toMatch(new RegExp(`${id.replace('.', '\\.')} [\\d.]+x`))
       // The temporary worktree is gone.
       expect(execFileSync('git', ['-C', ROOT, 'worktree', 'list'], { encoding: 'utf8' })).not.toContain('gateway-double-bench-')
     }, 600_000)
