@@ -9,7 +9,6 @@ import type { PoolTransaction } from '../pool/poolTransaction.ts'
 import { selectExecutable } from '../pool/selection.ts'
 import type { TxPool } from '../pool/txPool.ts'
 import type { ChainStore } from '../store/chainStore.ts'
-import { headAccount } from '../store/headAccount.ts'
 import { childHeaderFields, mineChild } from './mining.ts'
 import type { MiningSettingsState } from './settings.ts'
 
@@ -24,8 +23,7 @@ export async function nextBlock(store: ChainStore, pool: TxPool, settings: Minin
     baseFee: settings.nextBaseFee,
   })
   const nonces = new Map<string, bigint>()
-  // The parent is the head: its accounts as admission read them (../store/headAccount.ts).
-  for (const p of pool.entries) if (!nonces.has(p.from)) nonces.set(p.from, (await headAccount(store, p.from))?.nonce ?? 0n)
+  for (const p of pool.entries) if (!nonces.has(p.from)) nonces.set(p.from, await store.nonceAt(parent, p.from))
   const baseFee = fields.baseFeePerGas === undefined ? undefined : BigInt(fields.baseFeePerGas as bigint)
   const chosen = selectExecutable(pool.entries, (from) => nonces.get(from)!, baseFee, BigInt(fields.gasLimit as bigint))
   const mine = (txs: readonly PoolTransaction[]): Promise<BlockRecord> => mineChild(vm, parent, parentRoot, common, fields, txs)
