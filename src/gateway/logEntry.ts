@@ -65,6 +65,9 @@ export interface RequestLogEntry {
 
 export type RequestLogDraft = Omit<RequestLogEntry, 'seq'>
 
+/** The largest time a Date holds, either side of 1970 (ECMA-262's time values). */
+const MAX_TIME_MS = 8.64e15
+
 /**
  * A clock's milliseconds as `Date#toISOString` writes them (the log's `time`), the date and time
  * up to the second formatted once per second and the milliseconds spliced in: V8 formats a date
@@ -72,9 +75,6 @@ export type RequestLogDraft = Omit<RequestLogEntry, 'seq'>
  * second but few per millisecond. The last answer is kept for the next request of the same
  * millisecond. Owned by the pipeline, one per gateway.
  */
-/** The largest time a Date holds, either side of 1970 (ECMA-262's time values). */
-const MAX_TIME_MS = 8.64e15
-
 export class IsoTimes {
   #second = NaN
   /** `YYYY-MM-DDTHH:MM:SS.` of `#second`. */
