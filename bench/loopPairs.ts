@@ -45,12 +45,10 @@ export async function loopRowsOnFreshServers(opts: FreshPairsOptions): Promise<T
     const anvilStarting = startAnvilOnChain(genesisPath, gasLimit, blocks)
     anvilStarting.catch(() => {})
     const gd = await startGatewayDouble()
-    const before = startBefore === undefined ? undefined : await startBefore().catch(async (err: unknown) => {
-      await gd.stop()
-      throw err
-    })
+    let before: LoopServer | undefined
     const testEndpoint = (name: string, port: number) => ({ name, port, path: `/_double/rpc/${BENCH_NETWORK}`, host: `${LOOPBACK}:${port}` })
     try {
+      before = await startBefore?.()
       const anvil = await anvilStarting
       try {
         const gatewayDouble = testEndpoint('gateway-double', gd.port)
