@@ -186,6 +186,20 @@ describe('filters over HTTP', () => {
     expect(await s.ok('eth_uninstallFilter', [polled])).toBe(false)
   })
 
+  it('expires a filter 15 minutes after a poll made with the clock set back, as after any poll', async () => {
+    const filter = await s.ok('eth_newBlockFilter')
+    const other = await s.ok('eth_newBlockFilter')
+    const advance = (seconds: number) => request(s.app).post('/_double/clock').send({ advanceSeconds: seconds })
+    await advance(-60 * 60)
+    expect(await s.ok('eth_getFilterChanges', [filter])).toEqual([])
+    await advance(14 * 60 + 59)
+    expect(await s.ok('eth_getFilterChanges', [other])).toEqual([])
+    await advance(1)
+    // Its last poll is 15 minutes old, though the table's filters were installed later on the clock.
+    expect((await s.rpc('eth_getFilterChanges', [filter])).error).toEqual({ code: -32000, message: 'filter not found' })
+    expect(await s.ok('eth_getFilterChanges', [other])).toEqual([])
+  })
+
   it('refuses what geth refuses: pending logs, ranges SubscribeLogs cannot follow, ids that are not strings', async () => {
     const error = async (method: string, params: unknown[]) => (await s.rpc(method, params)).error
     expect(await error('eth_newFilter', [{ fromBlock: 'pending' }])).toEqual({ code: -32000, message: 'pending logs are not supported' })

@@ -94,6 +94,12 @@ export class FilterTable {
   readonly #newId: () => string
   readonly #onError: ((err: unknown) => void) | undefined
   readonly #filters = new Map<string, Filter>()
+  /**
+   * No filter's last poll is older than this (Infinity: none held), so until `timeoutMs` after it
+   * none can have expired and a sweep looks at none. Lowered by every install and poll (the
+   * clock may have been set back), recomputed by a sweep that looks.
+   */
+  #oldestPollMs = Infinity
   #bytes = 0
   #stopListening: (() => void) | undefined
 
@@ -153,14 +159,16 @@ export class FilterTable {
    * filter's expiry starts again. Undefined when there is no such filter.
    */
   takeChanges(id: string): FilterChange[] | undefined {
-    this.#sweep()
+    // One reading of the clock for the sweep and the poll (each costs a system call here).
+    const now = this.#clock.now()
+    this.#sweep(now)
     const filter = this.#filters.get(id)
     if (!filter) return undefined
     const changes = filter.changes
     this.#bytes -= filter.changeBytes
     filter.changes = []
     filter.changeBytes = 0
-    filter.lastPollMs = this.#clock.now()
+    this.#polled(filter, now)
     return changes
   }
 
@@ -204,6 +212,7 @@ export class FilterTable {
       lastPollMs: this.#clock.now(),
     }
     this.#filters.set(id, filter)
+    this.#polled(filter, filter.lastPollMs)
     this.#bytes += filter.criteriaBytes
     this.#stopListening ??= this.#events.listen((event) => this.#onEvent(event), { onError: this.#onError })
     this.#enforceBytes(filter)
@@ -221,12 +230,22 @@ export class FilterTable {
   }
 
   /** Drops the filters not polled within the timeout. */
-  #sweep(): void {
+  #polled(filter: Filter, now: number): void {
+    filter.lastPollMs = now
+    if (now < this.#oldestPollMs) this.#oldestPollMs = now
+  }
+
+  /** Drops the expired filters; looks at each only when the oldest poll may be `timeoutMs` old. */
+  #sweep(now?: number): void {
     if (this.#filters.size === 0) return
-    const now = this.#clock.now()
+    now ??= this.#clock.now()
+    if (now - this.#oldestPollMs < this.#limits.timeoutMs) return
+    let oldest = Infinity
     for (const filter of [...this.#filters.values()]) {
       if (now - filter.lastPollMs >= this.#limits.timeoutMs) this.#drop(filter)
+      else if (filter.lastPollMs < oldest) oldest = filter.lastPollMs
     }
+    this.#oldestPollMs = oldest
   }
 
   #onEvent(event: ChainEvent): void {
