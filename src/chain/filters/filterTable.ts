@@ -229,7 +229,7 @@ export class FilterTable {
     }
   }
 
-  /** Drops the filters not polled within the timeout. */
+  /** Records a poll at `now`, lowering the bound on the oldest poll that a sweep checks first. */
   #polled(filter: Filter, now: number): void {
     filter.lastPollMs = now
     if (now < this.#oldestPollMs) this.#oldestPollMs = now
