@@ -1,12 +1,12 @@
 /**
  * What admission (./pool/admission.ts) reads of a chain, at the moment each check comes: the
  * head's rules and the next block's as the miner will make it (fork, gas limit, base fees), and
- * accounts at the head (its state edits included).
+ * accounts at the head (its state edits included: ./store/headAccount.ts).
  */
-import { createAddressFromString } from '@ethereumjs/util'
 import type { Miner } from './mining/miner.ts'
 import type { AdmissionContext } from './pool/admission.ts'
 import type { ChainStore } from './store/chainStore.ts'
+import { headAccount } from './store/headAccount.ts'
 
 export function admissionContext(store: ChainStore, miner: Miner): AdmissionContext {
   return {
@@ -20,7 +20,7 @@ export function admissionContext(store: ChainStore, miner: Miner): AdmissionCont
       }
     },
     account: async (from) => {
-      const account = await (await store.stateAt(store.head)).getAccount(createAddressFromString(from))
+      const account = await headAccount(await store.getState(), store.stateRootOf(store.head), from, () => store.stateAt(store.head))
       return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n }
     },
     nextBaseFee: () => miner.nextBaseFee(),

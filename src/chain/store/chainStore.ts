@@ -29,6 +29,7 @@ import { applyEdits } from '../vm/stateEdits.ts'
 import type { StateEdit } from '../vm/stateEdits.ts'
 import { stateLibraries, vmLibraries } from '../vm/vmLibraries.ts'
 import { ForkCommons } from './forkCommons.ts'
+import { headAccount } from './headAccount.ts'
 import { ReadStates } from './readStates.ts'
 import { StateHistory } from './stateHistory.ts'
 import { RenderedJson } from './renderedJson.ts'
@@ -84,10 +85,7 @@ export class ChainStore implements ChainReader {
     this.#history = new StateHistory(this.head.number)
   }
 
-  /**
-   * The head's state (mining moves it; its trie database keeps the states the chain keeps): made
-   * on the first call, at the head's state root, the same one after.
-   */
+  /** The head's state (mining moves it; its trie database keeps the states the chain keeps): made on the first call, at the head's state root, the same one after. */
   getState(): Promise<RecordingStateManager> {
     if (!this.#state) {
       const state = this.#makeState().then(async (made) => {
@@ -223,10 +221,10 @@ export class ChainStore implements ChainReader {
     }
   }
 
-  /** An account's nonce in the state after `record` (`from` in lowercase hex). */
+  /** An account's nonce in the state after `record` (`from` in lowercase hex); the head's read as ./headAccount.ts reads it. */
   async nonceAt(record: BlockRecord, from: string): Promise<bigint> {
-    const state = await this.stateAt(record)
-    return (await state.getAccount(createAddressFromString(from)))?.nonce ?? 0n
+    const account = record === this.head ? headAccount(await this.getState(), this.stateRootOf(record), from, () => this.stateAt(record)) : this.stateAt(record).then((s) => s.getAccount(createAddressFromString(from)))
+    return (await account)?.nonce ?? 0n
   }
 
   /** A Common at the fork of a block at that height and time; one per fork, never changed after. */

@@ -38,7 +38,7 @@
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, hexToBytes } from '@ethereumjs/util'
-import type { Address } from '@ethereumjs/util'
+import type { Account, Address } from '@ethereumjs/util'
 
 /** Entries noted at most (~200 bytes each with their keys: about 3 MiB); past it, a restore empties the caches. */
 export const MAX_ENTRIES = 16_384
@@ -120,6 +120,20 @@ export class CacheJournal {
       }
     }
     return value
+  }
+
+  /**
+   * The account at `address` (its unprefixed lowercase hex) in the state at `root`, from the
+   * account cache alone, read without changing anything (an LRU peek: no entry moved, put or
+   * noted, no flush, no trie read): when the trie is at `root` and the caches at rest there, every
+   * entry is that state's (the rule mining on the head relies on). `undefined`: the state holds no
+   * such account; `null`: the caches cannot tell (another root, not at rest, not cached).
+   */
+  restingAccount(root: Uint8Array, addressHex: string): Account | undefined | null {
+    if (!this.#atRest() || !equalsBytes(this.#state['_trie'].root(), root)) return null
+    const entry = this.#caches()!.account._lruCache!.peek(addressHex) as { accountRLP?: Uint8Array } | undefined
+    if (entry === undefined) return null
+    return entry.accountRLP === undefined ? undefined : createAccountFromRLP(entry.accountRLP)
   }
 
   /** Before the state manager's flush: once it writes something, the trie leaves the journal's root. */
