@@ -6,7 +6,8 @@
  * --expose-gc). The parent measures this process's resident memory. `npm run bench` runs it compiled over the
  * build, without tsx (./serverScript.ts); the other bench scripts through tsx.
  */
-import { startServer } from '../src/http/server.ts'
+import { setFlagsFromString } from 'node:v8'
+import type { startServer as StartServer } from '../src/http/server.ts'
 
 export type ToServer = { type: 'balance'; key: string } | { type: 'watchBlocks'; network: string } | { type: 'memory' }
 export type FromServer =
@@ -28,6 +29,11 @@ if (configPath === undefined || process.send === undefined) {
   console.error('usage (from the bench, with an IPC channel): node --import tsx bench/gatewayServer.ts <config.json>')
   process.exit(2)
 }
+
+// As bin/gateway-double.js does for the CLI's process (youngGenerationAtFirstSize: why), before
+// the server's modules load: V8's young generation stays at its first size.
+setFlagsFromString('--semi-space-growth-factor=1')
+const { startServer }: { startServer: typeof StartServer } = await import('../src/http/server.ts')
 
 const started = performance.now()
 try {
