@@ -154,14 +154,18 @@ describe('bin/gateway-double.js', () => {
     const token = ethereumContracts.token.address
     const key = loadConfigFile(DEFAULT_CONFIG_PATH).keys[0]!.key
     let next = 0
-    // The bench's distinct eth_call: the token's balanceOf of an address never asked before, 8 in flight.
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (next < 400) {
-        const who = (next++).toString(16).padStart(40, '0')
-        expect((await postRpc(origin, key, { jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: token, data: `0x70a08231${who.padStart(64, '0')}` }, 'latest'] })).status).toBe(200)
-      }
-    }))
-    child.kill('SIGTERM')
+    try {
+      // The bench's distinct eth_call: the token's balanceOf of an address never asked before, 8 in flight.
+      await Promise.all(Array.from({ length: 8 }, async () => {
+        while (next < 400) {
+          const who = (next++).toString(16).padStart(40, '0')
+          expect((await postRpc(origin, key, { jsonrpc: '2.0', id: 1, method: 'eth_call', params: [{ to: token, data: `0x70a08231${who.padStart(64, '0')}` }, 'latest'] })).status).toBe(200)
+        }
+      }))
+    } finally {
+      // Stopped even when a call failed: a server left running outlives the suite.
+      child.kill('SIGTERM')
+    }
     expect(await exited).toBe(0)
     const newSpace = Number(/new space (\d+)/.exec(stderr)?.[1])
     expect(newSpace).toBeLessThanOrEqual(2 * 1024 * 1024)
