@@ -6,7 +6,7 @@
  * --expose-gc). The parent measures this process's resident memory. `npm run bench` runs it compiled over the
  * build, without tsx (./serverScript.ts); the other bench scripts through tsx.
  */
-import { setFlagsFromString } from 'node:v8'
+import { capYoungGeneration } from '../bin/youngGeneration.js'
 import type { startServer as StartServer } from '../src/http/server.ts'
 
 export type ToServer = { type: 'balance'; key: string } | { type: 'watchBlocks'; network: string } | { type: 'memory' }
@@ -30,9 +30,9 @@ if (configPath === undefined || process.send === undefined) {
   process.exit(2)
 }
 
-// As bin/gateway-double.js does for the CLI's process (youngGenerationAtFirstSize: why), before
-// the server's modules load: V8's young generation stays at its first size.
-setFlagsFromString('--semi-space-growth-factor=1')
+// As bin/gateway-double.js does for the command's process (../bin/youngGeneration.js: why), before
+// the server's modules load: V8's young generation grows to a bound and no further.
+capYoungGeneration()
 const { startServer }: { startServer: typeof StartServer } = await import('../src/http/server.ts')
 
 const started = performance.now()

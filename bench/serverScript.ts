@@ -32,6 +32,8 @@ export async function serverArgs(root: string): Promise<string[]> {
         name: 'built-server',
         setup(b) {
           b.onResolve({ filter: /src\/http\/server(\.ts)?$/ }, () => ({ path: pathToFileURL(built).href, external: true }))
+          // CommonJS, as the command loads it (bundled into ESM, its require of node:v8 would throw).
+          b.onResolve({ filter: /bin\/youngGeneration\.js$/ }, () => ({ path: pathToFileURL(join(root, 'bin/youngGeneration.js')).href, external: true }))
         },
       },
     ],

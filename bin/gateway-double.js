@@ -176,25 +176,12 @@ async function start(args) {
   process.exitCode = await (await import('../src/cli.ts')).main(args)
 }
 
-/**
- * Keeps V8's young generation at its first size (two 1 MiB semi-spaces) for the life of this
- * process. V8 doubles it whenever enough of it survives a scavenge, and under a load of calls
- * (a distinct eth_call allocates ~200 KiB, 8 in flight) it reaches its maximum within seconds:
- * 32 MiB resident that it gives back only after a full GC finds the process idle, a third of the
- * server's memory after the bench's load (docs/benchmark.md). Set at run time, not as node's
- * --semi-space-growth-factor=1: V8 raises a factor under 2 to 2 when it sets up the heap
- * (Heap::ConfigureHeap), and reads the flag again at each growth. The program's choice for its
- * own process: startServer, run in a user's test process, leaves that process's heap alone.
- */
-function youngGenerationAtFirstSize() {
-  require('node:v8').setFlagsFromString('--semi-space-growth-factor=1')
-}
-
 const args = process.argv.slice(2)
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   process.stdout.write(`${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`)
 } else {
-  youngGenerationAtFirstSize()
+  // The command's own process: a bounded young generation (./youngGeneration.js: why).
+  require('./youngGeneration.js').capYoungGeneration()
   // A failure is an unhandled rejection: printed, exit code 1.
   start(args)
 }
