@@ -18,6 +18,15 @@ import { answerFailure, createClientErrorListener, createNodeHandler, refuseWith
 import { createDrainer } from './shutdown.ts'
 import type { Drainer } from './shutdown.ts'
 
+/**
+ * How long an idle keep-alive connection stays open: geth's HTTP server's `IdleTimeout` (120 s),
+ * announced as `keep-alive: timeout=120`. Node's default (5 s announced, closed after 6 s) cut
+ * connections that a client reused after a pause of about 6 s: a client that does not read the
+ * announcement (an `http.Agent` without `timeout`, as ./client.ts's `localhostAgent`) sent its
+ * next request as the server closed the socket, and got `ECONNRESET` or `socket hang up`.
+ */
+export const KEEP_ALIVE_IDLE_MS = 120_000
+
 export interface ListenOptions {
   port: number
   host: string
@@ -63,6 +72,7 @@ export async function listenOn(
       answerFailure(res)
     }
   })
+  server.keepAliveTimeout = KEEP_ALIVE_IDLE_MS
   server.on('clientError', createClientErrorListener(gateway))
   const connections = limitConnections(server, opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS)
   const drainer = createDrainer(server)

@@ -1,13 +1,13 @@
 /**
  * Bounds on what a test can make the double keep (src/gateway/controlLimits.ts,
  * src/http/connectionLimit.ts): snapshots (the control routes' and `evm_snapshot`'s), scripted
- * faults and keys, each in a count and in bytes, and the connections a port holds. At each bound
+ * faults and keys, each in a count and in bytes, and the connections a port holds (and how long an
+ * idle one stays open). At each bound
  * the request is refused with its documented error and nothing changes; what frees room (a
  * delete, a revert, a closed connection) makes room again. Through real sockets, with small
  * bounds so that reaching them is quick.
  */
-import { request } from 'node:http'
-import type { Agent } from 'node:http'
+import { Agent, request } from 'node:http'
 import { connect } from 'node:net'
 import type { Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -176,4 +176,48 @@ describe('connections a port holds are bounded', () => {
     ws.close()
     held.destroy()
   })
+})
+
+describe("an idle keep-alive connection stays open 120 s (geth's IdleTimeout)", () => {
+  let server: RunningServer
+  beforeAll(async () => {
+    server = await startServer({ port: 0 })
+  }, 60_000)
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  const blockNumber = (agent: Agent) =>
+    new Promise<{ status: number; keepAlive: unknown; reused: boolean; socket: Socket }>((resolve, reject) => {
+      const req = request(server.url!, { method: 'POST', headers: { 'content-type': 'application/json' }, agent }, (res) => {
+        const socket = res.socket as Socket
+        res.resume()
+        res.on('end', () => resolve({ status: res.statusCode!, keepAlive: res.headers['keep-alive'], reused: req.reusedSocket, socket }))
+      })
+      req.on('error', reject)
+      req.end('{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}')
+    })
+
+  // A keep-alive Agent without `timeout` ignores the server's announcement: it keeps an idle
+  // connection until the server closes it. Node's default closed it after 6 s (announced: 5), and a
+  // request sent as it did failed with ECONNRESET or socket hang up (a test suite pausing ~6 s).
+  it('a connection idle for 7 s is still open: the next request travels on it', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    try {
+      const first = await blockNumber(agent)
+      expect(first.status).toBe(200)
+      let closedByServer = false
+      first.socket.once('close', () => (closedByServer = true))
+      await new Promise((r) => setTimeout(r, 7000))
+      expect(closedByServer).toBe(false)
+      const second = await blockNumber(agent)
+      expect(second.status).toBe(200)
+      expect(second.reused).toBe(true)
+      expect(second.socket).toBe(first.socket)
+      // What a client that reads the announcement (Node's global agent, undici's fetch) keeps it for.
+      expect(first.keepAlive).toBe('timeout=120')
+    } finally {
+      agent.destroy()
+    }
+  }, 30_000)
 })
