@@ -1,19 +1,18 @@
 /** The command line: flags, usage errors (exit 2, no stack), the start banner, the bin itself. */
-import { execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { EXIT_USAGE, main, parseCliArgs, startBanner, USAGE, UsageError } from '../../src/cli.ts'
 import { ethereumAccounts, ethereumContracts } from '../../src/fixtures/index.ts'
 import { DEFAULT_CONFIG_PATH, loadConfigFile } from '../../src/gateway/config.ts'
 import { startServer } from '../../src/http/server.ts'
 import { CHAINS, DEV_KEY, fakeRpc, keys } from '../gateway/helpers.ts'
+import { BIN, startCli } from '../support/cliProcess.ts'
 import { postRpc } from '../support/wire.ts'
 import { NEW_SPACE_CAP_BYTES } from '../../bin/youngGeneration.js'
 
-const BIN = fileURLToPath(new URL('../../bin/gateway-double.js', import.meta.url))
 
 function runBin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -139,19 +138,7 @@ describe('bin/gateway-double.js', () => {
     // setting, V8 had doubled it to 16 MiB by then).
     const probe = join(mkdtempSync(join(tmpdir(), 'gateway-double-cli-')), 'newSpace.cjs')
     writeFileSync(probe, "process.on('exit', () => process.stderr.write(`new space ${require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size}\\n`))\n")
-    const child = spawn(process.execPath, ['--require', probe, BIN, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stderr = ''
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
-    const origin = await new Promise<string>((resolve, reject) => {
-      let out = ''
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString()
-        const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out)
-        if (m) resolve(m[1]!)
-      })
-      void exited.then((code) => reject(new Error(`exited ${code} before listening: ${out}${stderr}`)))
-    })
+    const { child, origin, exited, stderr } = await startCli(['--port', '0'], ['--require', probe])
     const token = ethereumContracts.token.address
     const key = loadConfigFile(DEFAULT_CONFIG_PATH).keys[0]!.key
     let next = 0
@@ -168,7 +155,7 @@ describe('bin/gateway-double.js', () => {
       child.kill('SIGTERM')
     }
     expect(await exited).toBe(0)
-    const newSpace = Number(/new space (\d+)/.exec(stderr)?.[1])
+    const newSpace = Number(/new space (\d+)/.exec(stderr())?.[1])
     expect(newSpace).toBeLessThanOrEqual(NEW_SPACE_CAP_BYTES)
   }, 120_000)
 })

@@ -3,32 +3,14 @@
  * answered, then exit 0; a request still running past the grace period is cut at its end. The
  * CLI is spawned as a user runs it.
  */
-import { spawn } from 'node:child_process'
-import type { ChildProcess } from 'node:child_process'
 import { Agent, request } from 'node:http'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { startServer } from '../../src/http/server.ts'
+import { startCli } from '../support/cliProcess.ts'
 import { postRpc, send } from '../support/wire.ts'
 
-const BIN = fileURLToPath(new URL('../../bin/gateway-double.js', import.meta.url))
 const KEY = 'deadbeefdeadbeefdeadbeefdeadbeef'
 const BLOCK_NUMBER = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'
-
-async function startCli(): Promise<{ child: ChildProcess; origin: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, '--port', '0', '--control'], { stdio: ['ignore', 'pipe', 'pipe'] })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const origin = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString()
-      const m = /listening on (http:\/\/[\d.]+:\d+)/.exec(out)
-      if (m) resolve(m[1]!)
-    })
-    void exited.then((code) => reject(new Error(`exited ${code} before listening: ${out}`)))
-  })
-  return { child, origin, exited }
-}
 
 /** POSTs on its own connection; resolves with the status, or the error's code. */
 function post(origin: string, agent: Agent): Promise<number | string> {
@@ -44,7 +26,7 @@ function post(origin: string, agent: Agent): Promise<number | string> {
 
 describe('stopping', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('%s: the 150 requests in flight are answered, new connections refused, exit 0', async (signal) => {
-    const { child, origin, exited } = await startCli()
+    const { child, origin, exited } = await startCli(['--port', '0', '--control'])
     const agent = new Agent({ keepAlive: true, maxSockets: 200 })
     try {
       // Each request is held a second (a scripted latency), so all are in flight at the signal.
