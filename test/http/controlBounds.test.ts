@@ -2,10 +2,9 @@
  * Bounds on what a test can make the double keep (src/gateway/controlLimits.ts,
  * src/http/connectionLimit.ts): snapshots (the control routes' and `evm_snapshot`'s), scripted
  * faults and keys, each in a count and in bytes, and the connections a port holds (and how long an
- * idle one stays open). At each bound
- * the request is refused with its documented error and nothing changes; what frees room (a
- * delete, a revert, a closed connection) makes room again. Through real sockets, with small
- * bounds so that reaching them is quick.
+ * idle one stays open). At each bound the request is refused with its documented error and
+ * nothing changes; what frees room (a delete, a revert, a closed connection) makes room again.
+ * Through real sockets, with small bounds so that reaching them is quick.
  */
 import { Agent, request } from 'node:http'
 import { connect } from 'node:net'
