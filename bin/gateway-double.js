@@ -125,7 +125,7 @@ function compileBundle() {
       // Another build's or Node's caches are of no further use.
       for (const name of readdirSync(dir)) if (/^cli-.*\.v8cache$/.test(name)) rmSync(join(dir, name), { force: true })
       const temp = `${cacheFile}.${process.pid}.tmp`
-      writeFileSync(temp, script.createCachedData())
+      writeFileSync(temp, require('./youngGeneration.js').withFlagsAsAtStart(() => script.createCachedData()))
       renameSync(temp, cacheFile)
     } catch {
       // A cache folder that cannot be written: the next start compiles again.

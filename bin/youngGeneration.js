@@ -25,8 +25,27 @@ function newSpaceBytes() {
 }
 
 /** Stops the young generation's growth once its new space reaches `capBytes`. */
+let capped = false
+
+/**
+ * Runs `make` (a code cache made) with V8's flags as every start has them: a cache made with the
+ * growth stopped was refused by the next start (the flags differ) and written again.
+ */
+function withFlagsAsAtStart(make) {
+  if (!capped) return make()
+  v8.setFlagsFromString('--semi-space-growth-factor=2')
+  try {
+    return make()
+  } finally {
+    v8.setFlagsFromString('--semi-space-growth-factor=1')
+  }
+}
+
 function capYoungGeneration(capBytes = NEW_SPACE_CAP_BYTES) {
-  const stopGrowth = () => v8.setFlagsFromString('--semi-space-growth-factor=1')
+  const stopGrowth = () => {
+    capped = true
+    v8.setFlagsFromString('--semi-space-growth-factor=1')
+  }
   if (newSpaceBytes() >= capBytes) return stopGrowth()
   const observer = new PerformanceObserver(() => {
     if (newSpaceBytes() < capBytes) return
@@ -36,4 +55,4 @@ function capYoungGeneration(capBytes = NEW_SPACE_CAP_BYTES) {
   observer.observe({ entryTypes: ['gc'] })
 }
 
-module.exports = { NEW_SPACE_CAP_BYTES, capYoungGeneration }
+module.exports = { NEW_SPACE_CAP_BYTES, capYoungGeneration, withFlagsAsAtStart }

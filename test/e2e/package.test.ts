@@ -205,7 +205,7 @@ afterAll(async () => {
 describe('the packed package, installed in a fresh project', { timeout: 600_000 }, () => {
   it('holds the build with declarations, the bin, the default config and the provider profiles, fixtures and their sources, README, the manual (with its screenshot) and LICENSE: nothing else', () => {
     const files = packed.files.map((f) => f.path).sort()
-    const allowed = /^(package\.json|README\.md|LICENSE|docs\/[\w-]+\.md|docs\/images\/[\w-]+\.png|bin\/(gateway-double\.js|package\.json)|config\/default\.json|config\/profiles\/[\w-]+\.json|fixtures\/README\.md|fixtures\/(ethereum|polygon|base)\/[\w.]+|fixtures\/sources\/([\w]+\.scenario\.json|contracts\/\w+\.sol|examples\/(contracts\/)?[\w.]+)|dist\/[\w/]+\.(js|d\.ts|cjs|d\.cts))$/
+    const allowed = /^(package\.json|README\.md|LICENSE|docs\/[\w-]+\.md|docs\/images\/[\w-]+\.png|bin\/(gateway-double\.js|youngGeneration\.js|package\.json)|config\/default\.json|config\/profiles\/[\w-]+\.json|fixtures\/README\.md|fixtures\/(ethereum|polygon|base)\/[\w.]+|fixtures\/sources\/([\w]+\.scenario\.json|contracts\/\w+\.sol|examples\/(contracts\/)?[\w.]+)|dist\/[\w/]+\.(js|d\.ts|cjs|d\.cts))$/
     expect(files.filter((f) => !allowed.test(f))).toEqual([])
     for (const network of ['ethereum', 'polygon', 'base']) {
       expect(files).toEqual(expect.arrayContaining(['genesis.json', 'chain.rlp', 'accounts.json'].map((f) => `fixtures/${network}/${f}`)))
