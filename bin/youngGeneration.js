@@ -24,7 +24,7 @@ function newSpaceBytes() {
   return v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size
 }
 
-/** Stops the young generation's growth once its new space reaches `capBytes`. */
+/** Whether the growth has been stopped (the flag changed from V8's default, 2). */
 let capped = false
 
 /**
@@ -41,6 +41,7 @@ function withFlagsAsAtStart(make) {
   }
 }
 
+/** Stops the young generation's growth once its new space reaches `capBytes`. */
 function capYoungGeneration(capBytes = NEW_SPACE_CAP_BYTES) {
   const stopGrowth = () => {
     capped = true
