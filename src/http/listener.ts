@@ -22,7 +22,7 @@ import type { Drainer } from './shutdown.ts'
  * How long an idle keep-alive connection stays open: geth's HTTP server's `IdleTimeout` (120 s),
  * announced as `keep-alive: timeout=120`. Node's default (5 s announced, closed after 6 s) cut
  * connections that a client reused after a pause of about 6 s: a client that does not read the
- * announcement (an `http.Agent` without `timeout`, as ./client.ts's `localhostAgent`) sent its
+ * announcement (an `http.Agent` without `timeout`, as ./client.ts's `localhostAgent` was) sent its
  * next request as the server closed the socket, and got `ECONNRESET` or `socket hang up`.
  */
 export const KEEP_ALIVE_IDLE_MS = 120_000

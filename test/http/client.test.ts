@@ -3,6 +3,8 @@
  * would: by the real-looking URL `http://<network>-mainnet.localhost:<port>/v3/<key>`, with the
  * documented helpers (no /etc/hosts, no Host header by hand).
  */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { FetchRequest, JsonRpcProvider } from 'ethers'
 import { createPublicClient, http } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -89,5 +91,33 @@ describe('localhostLookup', () => {
       localhostLookup('a.b.localhost', { all: true }, (_err, addresses) => resolve(addresses)),
     )
     expect(all).toEqual([{ address: '127.0.0.1', family: 4 }])
+  })
+})
+
+describe('localhostAgent', () => {
+  it("drops an idle socket a second before the server's announced keep-alive timeout", async () => {
+    // Node's own server announces `keep-alive: timeout=<keepAliveTimeout in s>`; at 2 s the agent
+    // must let the socket go after 1 s, before the server closes it under a reused request.
+    const other = createServer((_req, res) => res.end('ok'))
+    other.keepAliveTimeout = 2_000
+    let connections = 0
+    other.on('connection', () => connections++)
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    const port = (other.address() as AddressInfo).port
+    const url = `http://other.localhost:${port}/`
+    try {
+      const first = await localhostFetch(url)
+      expect(first.headers.get('keep-alive')).toBe('timeout=2')
+      expect(await first.text()).toBe('ok')
+      const pooled = (): number => localhostAgent.freeSockets[`other.localhost:${port}:`]?.length ?? 0
+      expect(pooled()).toBe(1)
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      expect(pooled()).toBe(0)
+      expect(await (await localhostFetch(url)).text()).toBe('ok')
+      expect(connections).toBe(2)
+    } finally {
+      other.closeAllConnections()
+      await new Promise((resolve) => other.close(resolve))
+    }
   })
 })
