@@ -6,7 +6,7 @@
  */
 import { createBlockHeader } from '@ethereumjs/block'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
-import { Address, KECCAK256_RLP } from '@ethereumjs/util'
+import { Address, KECCAK256_RLP, KECCAK256_RLP_ARRAY, SHA256_NULL } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { compactCopy, compactHeader } from '../../src/chain/blocks/compactHeader.ts'
 import { heapAfterGc } from '../support/heap.ts'
@@ -56,6 +56,20 @@ describe('compactHeader', () => {
       expect(got.parentBeaconBlockRoot).toBe(got.mixHash)
     })
   }
+
+  it("holds EthereumJS's constants where a field equals one (runBlock computes its own copies of the empty roots)", () => {
+    const copies = { ...fields(new Uint8Array(256)), transactionsTrie: KECCAK256_RLP.slice(), withdrawalsRoot: KECCAK256_RLP.slice(), uncleHash: KECCAK256_RLP_ARRAY.slice(), requestsHash: SHA256_NULL.slice() }
+    const want = createBlockHeader(copies, { common })
+    const got = compactHeader(copies, common)
+    expect(got.serialize()).toEqual(want.serialize())
+    expect(got.hash()).toEqual(want.hash())
+    expect(got.transactionsTrie).toBe(KECCAK256_RLP)
+    expect(got.withdrawalsRoot).toBe(KECCAK256_RLP)
+    expect(got.uncleHash).toBe(KECCAK256_RLP_ARRAY)
+    expect(got.requestsHash).toBe(SHA256_NULL)
+    // A field equal to none stays in the header's buffer.
+    expect(got.receiptTrie.buffer).toBe(got.parentHash.buffer)
+  })
 
   it("copies a header made already: the same header, its fields in one buffer, the made one untouched, the fork's Common given (not the made header's copy)", () => {
     const made = createBlockHeader(fields(bytes(7, 256)), { common })

@@ -3,18 +3,32 @@
  * header holds a dozen byte arrays (parent hash, roots, bloom, mix hash, nonce, coinbase...), each
  * made on its own: a small `Uint8Array` with a buffer of its own costs ~230 bytes of JS heap
  * besides its bytes (the view, its ArrayBuffer, the bytes on the heap), 12 of them ~2.7 KiB a
- * block. Here each field is a view of one buffer (~95 bytes each), and a field that is all zeros
+ * block. Here each field is a view of one buffer (~95 bytes each), a field that is all zeros
  * (an empty block's bloom, the mix hash, the nonce, the zero parent beacon root) is one array
- * shared by every header, as EthereumJS shares its own constants (`KECCAK256_RLP`...): headers are
- * frozen and their fields only read.
+ * shared by every header, and a field equal to one of EthereumJS's own constants (`KECCAK256_RLP`...)
+ * is that constant, as EthereumJS shares them: headers are frozen and their fields only read.
  */
 import { createBlockHeader } from '@ethereumjs/block'
 import type { BlockHeader, HeaderData } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { Address, KECCAK256_RLP, KECCAK256_RLP_ARRAY, SHA256_NULL } from '@ethereumjs/util'
 
-/** EthereumJS's own constants (the empty tries' roots, the empty uncles' hash, the empty requests' hash): shared already. */
-const SHARED = new Set<Uint8Array>([KECCAK256_RLP, KECCAK256_RLP_ARRAY, SHA256_NULL])
+/**
+ * EthereumJS's own constants (the empty tries' roots, the empty uncles' hash, the empty requests'
+ * hash): a field equal to one is that constant. Most headers hold them as copies of their own
+ * (EthereumJS copies the fields it is given, and `runBlock` computes the roots and the requests'
+ * hash): an empty block's uncles, transactions, receipts, withdrawals and requests, five views
+ * of ~128 bytes each (a view, 32 bytes of the buffer).
+ */
+const SHARED: readonly Uint8Array[] = [KECCAK256_RLP, KECCAK256_RLP_ARRAY, SHA256_NULL]
+
+/** The shared constant `bytes` equals, if any. */
+function sharedEqual(bytes: Uint8Array): Uint8Array | undefined {
+  if (bytes.length !== 32) return undefined
+  // The first byte first: a hash that is none of them is told apart without a compare.
+  for (const shared of SHARED) if (shared === bytes || (shared[0] === bytes[0] && Buffer.compare(shared, bytes) === 0)) return shared
+  return undefined
+}
 
 /** Zero-filled fields by length (read only, shared by every header). */
 const ZEROS = new Map<number, Uint8Array>([0, 8, 20, 32, 256].map((n) => [n, new Uint8Array(n)]))
@@ -92,7 +106,12 @@ function compacted(header: BlockHeader): BlockHeader {
   let size = 32
   for (const [name, value] of Object.entries(data)) {
     const bytes = value instanceof Address ? value.bytes : value instanceof Uint8Array ? value : undefined
-    if (bytes === undefined || SHARED.has(bytes)) continue
+    if (bytes === undefined) continue
+    const shared = value instanceof Uint8Array ? sharedEqual(bytes) : undefined
+    if (shared !== undefined) {
+      data[name] = shared
+      continue
+    }
     const zeros = isZero(bytes) ? ZEROS.get(bytes.length) : undefined
     if (zeros !== undefined) data[name] = value instanceof Address ? new Address(zeros) : zeros
     else {

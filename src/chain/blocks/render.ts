@@ -8,7 +8,7 @@ import type { TypedTransaction } from '@ethereumjs/tx'
 import type { EIP7702CompatibleTx } from '@ethereumjs/tx'
 import { bytesToBigInt, createAddressFromString, createContractAddress } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
-import { toData, toQuantity } from '../../encoding/hex.ts'
+import { flatString, toData, toQuantity } from '../../encoding/hex.ts'
 
 export interface LogJson {
   address: string
@@ -119,6 +119,17 @@ export interface ReceiptInput {
   blobGasPrice: bigint | undefined
 }
 
+/**
+ * The logs bloom of a receipt without logs (`0x` and 512 zeros), one flat string that every such
+ * receipt a chain keeps shares. Rendered per receipt it is a rope of ~570 bytes: a kept value
+ * transfer's receipt weighed 1.7 KiB with it, 1.15 KiB without (test/chain/receiptBloom.test.ts).
+ */
+const EMPTY_BLOOM_BYTES = new Uint8Array(256)
+const EMPTY_BLOOM = flatString(toData(EMPTY_BLOOM_BYTES))
+
+/** Compared natively (`TypedArray.every` took 2-3 µs a receipt, more than rendering the bloom). */
+const isEmptyBloom = (bloom: Uint8Array) => Buffer.compare(bloom, EMPTY_BLOOM_BYTES) === 0
+
 export function renderReceipt(input: ReceiptInput): ReceiptJson {
   const { tx, from, receipt, gasUsed, at } = input
   const transactionHash = toData(tx.hash())
@@ -143,7 +154,7 @@ export function renderReceipt(input: ReceiptInput): ReceiptJson {
     from,
     gasUsed: toQuantity(gasUsed),
     logs,
-    logsBloom: toData(receipt.bitvector),
+    logsBloom: isEmptyBloom(receipt.bitvector) ? EMPTY_BLOOM : toData(receipt.bitvector),
   }
   if ('stateRoot' in receipt) out.root = toData(receipt.stateRoot)
   else out.status = toQuantity(receipt.status)
