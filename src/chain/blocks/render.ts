@@ -3,8 +3,8 @@
  * `RPCTransaction` and `MarshalReceipt` write them (hive compares keys and strings exactly).
  */
 import type { Block } from '@ethereumjs/block'
-import { TransactionType } from '@ethereumjs/tx'
-import type { TypedTransaction } from '@ethereumjs/tx'
+import { accessListBytesToJSON, TransactionType } from '@ethereumjs/tx'
+import type { AccessListBytes, TypedTransaction } from '@ethereumjs/tx'
 import type { EIP7702CompatibleTx } from '@ethereumjs/tx'
 import { bytesToBigInt, createAddressFromString, createContractAddress } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
@@ -75,10 +75,8 @@ export function renderTransaction(tx: TypedTransaction, from: string, at: Inclus
   out.value = toQuantity(tx.value)
   out.type = toQuantity(tx.type)
   if (tx.type !== TransactionType.Legacy) {
-    out.accessList = (tx.toJSON().accessList ?? []).map((item) => ({
-      address: item.address,
-      storageKeys: item.storageKeys,
-    }))
+    // What tx.toJSON() gives as accessList, without rendering every other field of the transaction too.
+    out.accessList = accessListBytesToJSON((tx as { accessList: AccessListBytes }).accessList)
     out.chainId = toQuantity(tx.common.chainId())
   } else if (isProtected(tx)) {
     out.chainId = toQuantity(tx.common.chainId())

@@ -26,7 +26,7 @@ export interface PoolTransaction {
   readonly blobFeeCap: bigint
   /** Arrival order, for ties. */
   readonly seq: number
-  /** As eth_getTransactionByHash shows a pending transaction (null block fields). */
+  /** As eth_getTransactionByHash shows a pending transaction (null block fields): rendered when first read. */
   readonly json: TransactionJson
 }
 
@@ -36,6 +36,10 @@ export function poolTransaction(raw: Uint8Array, tx: TypedTransaction, from: str
   const blobFeeCap = 'maxFeePerBlobGas' in tx ? (tx as { maxFeePerBlobGas: bigint }).maxFeePerBlobGas : 0n
   const feeCap = 'maxFeePerGas' in tx ? tx.maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice
   const tipCap = 'maxPriorityFeePerGas' in tx ? tx.maxPriorityFeePerGas : (tx as { gasPrice: bigint }).gasPrice
+  // Rendered when first read, not on admission: under automine the block takes the transaction at
+  // once and the pool's rendering is read only by the reads of a pending transaction and
+  // full-transaction newPendingTransactions subscriptions.
+  let json: TransactionJson | undefined
   return {
     hash: bytesToHex(tx.hash()),
     from,
@@ -49,6 +53,8 @@ export function poolTransaction(raw: Uint8Array, tx: TypedTransaction, from: str
     raw,
     tx,
     seq,
-    json: renderTransaction(tx, from, undefined),
+    get json() {
+      return (json ??= renderTransaction(tx, from, undefined))
+    },
   }
 }
