@@ -41,9 +41,10 @@ let stateLoading: Promise<StateLibraries> | undefined
 
 export function stateLibraries(): Promise<StateLibraries> {
   if (!stateLoading) {
-    stateLoading = Promise.all([import('@ethereumjs/statemanager'), import('./blockState.ts'), import('./recordingState.ts'), import('./triePath.ts')]).then(
-      ([statemanager, blockState, recordingState, triePath]) => {
+    stateLoading = Promise.all([import('@ethereumjs/statemanager'), import('./blockState.ts'), import('./recordingState.ts'), import('./triePath.ts'), import('./trieNode.ts')]).then(
+      ([statemanager, blockState, recordingState, triePath, trieNode]) => {
         triePath.patchFindPath()
+        trieNode.patchLookupNode()
         return { statemanager, blockState, recordingState }
       },
     )
