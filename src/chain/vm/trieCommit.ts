@@ -7,8 +7,9 @@
  * flush of n keys paid n paths where the paths share their top nodes.
  *
  * The trie a key set makes is one (the Merkle-Patricia trie is canonical), and the nodes are made
- * and encoded by EthereumJS's own node classes, so the root and every node are the bytes put by put
- * makes; trieCommit.test.ts compares the two on random sets of inserts, updates and deletes.
+ * by EthereumJS's own node classes and encoded as its RLP encodes them (../../encoding/rlp.ts: in
+ * one buffer), so the root and every node are the bytes put by put makes; trieCommit.test.ts
+ * compares the two on random sets of inserts, updates and deletes.
  *
  * Subtrees no change reaches keep their reference (hash or inline node) as read: never decoded,
  * encoded or hashed again.
@@ -16,6 +17,8 @@
 import { BranchMPTNode, ExtensionMPTNode, LeafMPTNode } from '@ethereumjs/mpt'
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import type { BatchDBOp } from '@ethereumjs/util'
+import { rlpEncode } from '../../encoding/rlp.ts'
+import type { RlpItem } from '../../encoding/rlp.ts'
 
 /** A node's reference in its parent: its hash, or the node itself (raw) when it encodes under 32 bytes. */
 type Ref = Uint8Array | Uint8Array[]
@@ -200,7 +203,7 @@ function encode(trie: MerklePatriciaTrie, draft: Draft, ops: BatchDBOp[], top: b
     }
     if (draft.value !== null) node.value(draft.value)
   }
-  const encoded = node.serialize()
+  const encoded = rlpEncode(node.raw() as RlpItem)
   if (encoded.length < 32 && !top) return node.raw() as Ref
   const hash = (trie as unknown as { hash(bytes: Uint8Array): Uint8Array }).hash(encoded)
   ops.push({ type: 'put', key: hash, value: encoded })
