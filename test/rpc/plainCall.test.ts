@@ -8,7 +8,9 @@
  * precompile, the sender, the target), the sender's code hash after its nonce is raised (a sender
  * that did not exist does afterwards), the origin and the gas price; and a refund, the calldata
  * floor, a revert, out of gas, an invalid opcode, a call from a contract (EIP-3607), a call to an
- * account without code and to a precompile.
+ * account without code and to a precompile; and a program that writes and reads storage, in frames
+ * that revert and succeed, with transient storage and creations (a plain call's writes go to a
+ * layer of its own, src/chain/vm/callLayer.ts; runTx's to the block's state manager's caches).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { CallSession } from '../../src/chain/execution/callSession.ts'
@@ -16,6 +18,7 @@ import type { CallArgs } from '../../src/chain/execution/callArgs.ts'
 import { callType } from '../../src/chain/execution/callTransaction.ts'
 import { plainCallOf } from '../../src/chain/execution/plainCall.ts'
 import { callsAt } from '../../src/chain/execution/blockCalls.ts'
+import { callLayerOver } from '../../src/chain/vm/callLayer.ts'
 import { fixtureClient } from '../support/rpcClient.ts'
 import type { RpcClient } from '../support/rpcClient.ts'
 
@@ -25,6 +28,7 @@ const REVERTS = '0x00000000000000000000000000000000000b0b03'
 const LOOPS = '0x00000000000000000000000000000000000b0b04'
 const INVALID = '0x00000000000000000000000000000000000b0b05'
 const STOPS = '0x00000000000000000000000000000000000b0b06'
+const STATEFUL = '0x00000000000000000000000000000000000b0b07'
 const NEW_SENDER = '0x00000000000000000000000000000000000c0de5'
 const NO_CODE = '0x00000000000000000000000000000000000f00d5'
 const SHA256 = '0x0000000000000000000000000000000000000002'
@@ -45,6 +49,32 @@ const PROBE_CODE = `0x${[
 
 const slot0 = `0x${'0'.repeat(64)}`
 
+/**
+ * What a plain call's state (src/chain/vm/callLayer.ts) does: storage read, written and read back,
+ * frames that revert and succeed, transient storage, and creations (code put, the nonce raised).
+ * With calldata 1 it writes slot 2 and reverts, with other calldata it writes slot 3 and stops;
+ * without, it returns (0x180 bytes): slot 0 as preset (1), slot 0 after SSTORE(0, 5), the revert
+ * path's success flag (0), slot 2 after it (0), the other path's flag (1), slot 3 after it (4),
+ * TLOAD(0) after TSTORE(0, 8), a created contract's address, the calldata of the last call (2),
+ * the created contract's code hash and size (code 0x00), and a second creation's address.
+ */
+const STATEFUL_CODE = `0x${[
+  '3615601f57', // no calldata: to 0x1f
+  '6000356001146014576004600355', // calldata 1: to 0x14; else SSTORE(3, 4)
+  '00', // STOP
+  '5b600360025560006000fd', // 0x14: SSTORE(2, 3), REVERT
+  '5b600054600052', // 0x1f: SLOAD(0) -> mem[0x00]
+  '6005600055600054602052', // SSTORE(0, 5), SLOAD(0) -> mem[0x20]
+  '6007600155', // SSTORE(1, 7)
+  '6001610100526000600060206101006000305af1604052', // CALL(self, 1) -> mem[0x40]
+  '6002546060526002610100526000600060206101006000305af1608052', // SLOAD(2) -> mem[0x60]; CALL(self, 2) -> mem[0x80]
+  '60035460a052', // SLOAD(3) -> mem[0xa0]
+  '600860005d60005c60c052', // TSTORE(0, 8), TLOAD(0) -> mem[0xc0]
+  '69600060005360016000f361020052', // the init code (returns 0x00) at mem[0x216]
+  '600a6102166000f08060e052803f610120523b61014052', // CREATE -> mem[0xe0], its code hash -> mem[0x120], size -> mem[0x140]
+  '600a6102166000f0610160526101806000f3', // CREATE -> mem[0x160]; RETURN(0, 0x180)
+].join('')}`
+
 describe('a plain call and the same call through runTx', () => {
   let rpc: RpcClient
   beforeAll(async () => {
@@ -57,6 +87,7 @@ describe('a plain call and the same call through runTx', () => {
       { address: LOOPS, code: '0x5b600056' },
       { address: INVALID, code: '0xfe' },
       { address: STOPS, code: '0x00' },
+      { address: STATEFUL, code: STATEFUL_CODE, storage: { [slot0]: `0x${'0'.repeat(63)}1` } },
     ])
     await rpc.chain.mine()
   })
@@ -74,6 +105,8 @@ describe('a plain call and the same call through runTx', () => {
     ['an invalid opcode', { to: INVALID }],
     ['an account without code', { to: NO_CODE, data: nonZero(4) }],
     ['a precompile', { to: SHA256, data: nonZero(64) }],
+    ['storage, frames, transient storage and creations', { to: STATEFUL }],
+    ['the same from a sender that does not exist', { from: NEW_SENDER, to: STATEFUL }],
   ]
 
   for (const [name, args] of calls) {
@@ -102,6 +135,19 @@ describe('a plain call and the same call through runTx', () => {
       }
     })
   }
+
+  it('the stateful program does what it says, on a layer of its own', async () => {
+    // The plain calls above ran on a layer (src/chain/vm/callLayer.ts) over the block's state.
+    const calls = await callsAt(rpc.chain, rpc.chain.head)
+    expect(callLayerOver(calls.state, calls.txCommon)).toBeDefined()
+    const outcome = await (await CallSession.open(rpc.chain, rpc.chain.head, { to: STATEFUL })).execute(30_000_000n)
+    const words = Array.from({ length: 12 }, (_, i) => BigInt(`0x${Buffer.from(outcome.returnValue.subarray(i * 32, i * 32 + 32)).toString('hex')}`))
+    expect(words.slice(0, 7)).toEqual([1n, 5n, 0n, 0n, 1n, 4n, 8n])
+    expect(words[7]).not.toBe(0n)
+    expect(words[9]).toBe(0xbc36789e7a1e281436464229828f817d6612f7b477d66591ff96a9e064bcc98an) // keccak256(0x00)
+    expect(words[10]).toBe(1n)
+    expect(words[11]).not.toBe(words[7])
+  })
 
   it('a call with a fee, a value, a nonce or an access list goes through runTx', async () => {
     const head = rpc.chain.head

@@ -31,6 +31,7 @@ import { CallTransaction, callType } from './callTransaction.ts'
 import { balanceRefusal, coverBlobFee, feeCapRefusal } from './feeChecks.ts'
 import { lowestGasOf, txGasFloor } from './gasTrace.ts'
 import { plainCallOf, plainRuns, runPlainCall } from './plainCall.ts'
+import { callLayerOver } from '../vm/callLayer.ts'
 import type { PlainCall } from './plainCall.ts'
 import type { GasTrace } from './gasTrace.ts'
 import { gethCallError, gethHaltName } from './gethErrors.ts'
@@ -158,10 +159,12 @@ export class CallSession {
     const plain = observe === undefined && this.#plain !== undefined && plainRuns(this.#plain, gasLimit) ? this.#plain : undefined
     const tx = plain === undefined ? this.#transaction.at(gasLimit) : undefined
     const guard = budget === undefined ? undefined : guardFor(budget)
+    // A plain call's writes go to a layer of its own, dropped with it: the block's state needs no checkpoint.
+    const layer = plain === undefined ? undefined : callLayerOver(vm.stateManager, vm.common)
     const checkpoints = checkpointsOf(vm)
     calls.trace = trace
     calls.guard = guard
-    await vm.evm.journal.checkpoint()
+    if (layer === undefined) await vm.evm.journal.checkpoint()
     if (this.#blobCredit > 0n) await coverBlobFee(calls.state, this.from, this.#blobCredit)
     // runTx refuses a sender with code (EIP-3607), geth does not; a plain call makes no such check.
     if (plain === undefined) calls.state.exemptFromEip3607(this.from)
@@ -172,7 +175,7 @@ export class CallSession {
     try {
       const result =
         plain !== undefined
-          ? await runPlainCall(vm, plain, this.from, gasLimit, this.#block)
+          ? await runPlainCall(vm, plain, this.from, gasLimit, this.#block, layer)
           : await loadedVmLibraries().vm.runTx(vm, {
               tx: tx!,
               block: this.#block,
@@ -205,7 +208,7 @@ export class CallSession {
       // A timeout left the nested frames' checkpoints open, and so may anything a plain call's EVM
       // throws (runTx closes its own on a throw): back to the count before this execution.
       if (timedOut !== undefined || (plain !== undefined && failure !== undefined)) await restoreVm(vm, checkpoints)
-      else await vm.evm.journal.revert()
+      else if (layer === undefined) await vm.evm.journal.revert()
     }
     if (timedOut !== undefined) throw timedOut
     const refused = failure!

@@ -27,6 +27,7 @@ import { TransactionType } from '@ethereumjs/tx'
 import { bytesToUnprefixedHex, createAddressFromString } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
+import type { CallLayer } from '../vm/callLayer.ts'
 import type { CallArgs } from './callArgs.ts'
 
 /** The EIPs under which runTx's set-up, or its intrinsic gas or calldata floor, differs from the one made here. */
@@ -74,12 +75,20 @@ export function plainRuns(call: PlainCall, gasLimit: bigint): boolean {
   return gasLimit >= call.intrinsic && gasLimit >= call.floor && gasLimit < 1n << 64n
 }
 
-/** Runs the call from `caller` with `gasLimit` (`plainRuns`) in `block`, as runTx would. */
-export async function runPlainCall(vm: VM, call: PlainCall, caller: Address, gasLimit: bigint, block: Block): Promise<PlainResult> {
+/**
+ * Runs the call from `caller` with `gasLimit` (`plainRuns`) in `block`, as runTx would. With
+ * `layer` (../vm/callLayer.ts), on it: the caller takes no checkpoint of the VM's state manager,
+ * which the call does not touch; without, under the caller's checkpoint.
+ */
+export async function runPlainCall(vm: VM, call: PlainCall, caller: Address, gasLimit: bigint, block: Block, layer?: CallLayer): Promise<PlainResult> {
   const evm = vm.evm
   const common = vm.common
   const journal = evm.journal
+  // The EVM and its journal hold the state manager; each frame's interpreter takes the EVM's.
+  const holders = [evm, journal] as unknown as { stateManager: unknown }[]
+  const state = evm.stateManager
   await journal.cleanup()
+  if (layer !== undefined) for (const holder of holders) holder.stateManager = layer
   try {
     if (common.isActivatedEIP(2929)) {
       // What `addAlwaysWarmAddress` does with an address (unprefixed hex, as the precompiles' keys
@@ -110,6 +119,7 @@ export async function runPlainCall(vm: VM, call: PlainCall, caller: Address, gas
     return { execResult, totalGasSpent, gasRefund }
   } finally {
     journal.cleanJournal()
-    vm.stateManager.originalStorageCache.clear()
+    if (layer === undefined) vm.stateManager.originalStorageCache.clear()
+    for (const holder of holders) holder.stateManager = state
   }
 }

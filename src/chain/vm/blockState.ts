@@ -21,11 +21,11 @@
  * A forked chain's state reads through to the upstream what its trie lacks (./forkState.ts): the
  * base's `fork`, if it has one.
  */
-import { MerkleStateManager } from '@ethereumjs/statemanager'
+import { CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Caches } from '@ethereumjs/statemanager'
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { Account, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
+import { Account, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 import { EoaView } from './eoaView.ts'
 import { trieGet } from './trieRead.ts'
@@ -192,16 +192,33 @@ export class BlockStateManager extends MerkleStateManager {
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array
     const account = await this.getAccount(address)
     if (!account) return new Uint8Array()
+    const value = await this.#slotEntry(address, account.storageRoot, key)
+    this._caches?.storage?.put(address, key, value ?? EMPTY_RLP)
+    return RLP.decode(value ?? new Uint8Array()) as Uint8Array
+  }
+
+  /** A slot of `address`'s storage trie at `storageRoot`, as a read that misses the caches gets it (for ./callLayer.ts). */
+  async slotAt(address: Address, storageRoot: Uint8Array, key: Uint8Array): Promise<Uint8Array> {
+    return RLP.decode((await this.#slotEntry(address, storageRoot, key)) ?? new Uint8Array()) as Uint8Array
+  }
+
+  /** The slot's raw trie value (null: never written), memoized by storage root, address and slot. */
+  async #slotEntry(address: Address, storageRoot: Uint8Array, key: Uint8Array): Promise<Uint8Array | null> {
     // The account's storage trie is always at its storage root (see _modifyContractStorage).
-    const storageKey = memoKey(account.storageRoot, address.bytes, key)
+    const storageKey = memoKey(storageRoot, address.bytes, key)
     let value = this.#storage.get(storageKey)
     if (value === undefined) {
-      value = await trieGet(this.#storageTrie(address, account), key, this.#nodes)
+      value = await trieGet(this.#storageTrie(address, storageRoot), key, this.#nodes)
       if (value === null && this.fork !== undefined) value = await this.fork.storage(address, key)
       this.#remember(this.#storage, storageKey, value)
     }
-    this._caches?.storage?.put(address, key, value ?? EMPTY_RLP)
-    return RLP.decode(value ?? new Uint8Array()) as Uint8Array
+    return value
+  }
+
+  /** The code whose hash is `codeHash`, as the trie database holds it (the same array at every read), or none (for ./callLayer.ts). */
+  async codeOf(codeHash: Uint8Array): Promise<Uint8Array> {
+    const key = this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash
+    return (await this._trie.database().get(key)) ?? new Uint8Array(0)
   }
 
   /**
@@ -218,13 +235,13 @@ export class BlockStateManager extends MerkleStateManager {
   }
 
   /** The account's storage trie at its storage root, kept across reverts. */
-  #storageTrie(address: Address, account: Account): MerklePatriciaTrie {
-    const trieKey = memoKey(account.storageRoot, address.bytes)
+  #storageTrie(address: Address, storageRoot: Uint8Array): MerklePatriciaTrie {
+    const trieKey = memoKey(storageRoot, address.bytes)
     let trie = this.#storageTries.get(trieKey)
     // A trie something wrote to is at another root: EthereumJS's own is asked then.
-    if (trie === undefined || !equalsBytes(trie.root(), account.storageRoot)) {
-      trie = this._getStorageTrie(address, account)
-      if (!equalsBytes(trie.root(), account.storageRoot)) return trie
+    if (trie === undefined || !equalsBytes(trie.root(), storageRoot)) {
+      trie = this._getStorageTrie(address, { storageRoot } as Account)
+      if (!equalsBytes(trie.root(), storageRoot)) return trie
       this.#remember(this.#storageTries, trieKey, trie)
     }
     return trie
