@@ -8,10 +8,10 @@
  * scavenged so often that the bench's rows ran at 0.80-0.95x of the build without it; so it grows
  * as V8 likes up to `NEW_SPACE_CAP_BYTES` and stops there.
  *
- * How: `--semi-space-growth-factor=1` set at run time once the new space has reached the bound
- * (V8 reads the flag again at each growth; given on node's command line it is raised to 2 when
+ * How: `--semi-space-growth-factor=1` set at run time while the new space is at the bound, and
+ * V8's 2 again when V8 has shrunk it under the bound (V8 reads the flag again at each growth; given on node's command line it is raised to 2 when
  * the heap is set up, and `--max-semi-space-size` only acts on the command line). The new space's
- * size is read after each GC (a `gc` performance observer, which holds no handle open) until then.
+ * size is read after each GC (a `gc` performance observer, which holds no handle open).
  * A library's `startServer`, run in a user's test process, leaves that process's heap alone.
  */
 const v8 = require('node:v8')
@@ -24,7 +24,7 @@ function newSpaceBytes() {
   return v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size
 }
 
-/** Whether the growth has been stopped (the flag changed from V8's default, 2). */
+/** Whether the growth is stopped now (the flag changed from V8's default, 2). */
 let capped = false
 
 /**
@@ -41,19 +41,22 @@ function withFlagsAsAtStart(make) {
   }
 }
 
-/** Stops the young generation's growth once its new space reaches `capBytes`. */
+/**
+ * Stops the young generation's growth while its new space is at `capBytes` or over, and lets it
+ * grow again when it is under. The observer stays: V8 shrinks the new space at a scavenge that
+ * finds the allocation rate low (the first one after a pause of a few seconds), and with the
+ * growth stopped it stayed at 1-2 MiB for the rest of the process: the bench's rows after the
+ * first round ran with 4x the scavenges (session 15, a `gc` observer in the bench's server).
+ */
 function capYoungGeneration(capBytes = NEW_SPACE_CAP_BYTES) {
-  const stopGrowth = () => {
-    capped = true
-    v8.setFlagsFromString('--semi-space-growth-factor=1')
+  const follow = () => {
+    const atCap = newSpaceBytes() >= capBytes
+    if (atCap === capped) return
+    capped = atCap
+    v8.setFlagsFromString(`--semi-space-growth-factor=${atCap ? 1 : 2}`)
   }
-  if (newSpaceBytes() >= capBytes) return stopGrowth()
-  const observer = new PerformanceObserver(() => {
-    if (newSpaceBytes() < capBytes) return
-    stopGrowth()
-    observer.disconnect()
-  })
-  observer.observe({ entryTypes: ['gc'] })
+  follow()
+  new PerformanceObserver(follow).observe({ entryTypes: ['gc'] })
 }
 
 module.exports = { NEW_SPACE_CAP_BYTES, capYoungGeneration, withFlagsAsAtStart }
