@@ -9,8 +9,9 @@
  * as V8 likes up to `NEW_SPACE_CAP_BYTES` and stops there.
  *
  * How: `--semi-space-growth-factor=1` set at run time while the new space is at the bound, and
- * V8's 2 again when V8 has shrunk it under the bound (V8 reads the flag again at each growth; given on node's command line it is raised to 2 when
- * the heap is set up, and `--max-semi-space-size` only acts on the command line). The new space's
+ * V8's 2 again when V8 has shrunk it under the bound (V8 reads the flag again at each growth;
+ * given on node's command line it is raised to 2 when the heap is set up, and
+ * `--max-semi-space-size` only acts on the command line). The new space's
  * size is read after each GC (a `gc` performance observer, which holds no handle open).
  * A library's `startServer`, run in a user's test process, leaves that process's heap alone.
  */

@@ -16,7 +16,8 @@
  * and its journal call (the same values, the same errors); anything else (a forked chain's state,
  * which reads through to its upstream; the binary-tree EIPs, whose witnesses read the state
  * manager's own tree) runs the call on the block's state manager as before (`callLayerOver`).
- * test/chain/callLayer.test.ts runs calls both ways and compares them.
+ * test/rpc/plainCall.test.ts runs calls on it and through runTx on the block's state manager, and
+ * compares them (frames that revert and succeed, transient storage, creations).
  */
 import { Account, EthereumJSErrorWithoutCode, KECCAK256_RLP, unpadBytes } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
