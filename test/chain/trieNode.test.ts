@@ -11,7 +11,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { decodeNodeItems, ownLookupNode, patchLookupNode } from '../../src/chain/vm/trieNode.ts'
-import { bytes, fillTrie } from '../support/trieFixture.ts'
+import { bytes, fillTrie, writeBothAlike } from '../support/trieFixture.ts'
 
 /** A node as its class and every field's bytes, nested lists included. */
 function shown(node: MPTNode): unknown {
@@ -110,13 +110,7 @@ describe('lookupNode, one copy and views', () => {
     const mine = await createMPT({ useKeyHashing: true })
     const theirs = await createMPT({ useKeyHashing: true })
     ;(theirs as { lookupNode: MerklePatriciaTrie['lookupNode'] }).lookupNode = ownLookupNode
-    for (let i = 0; i < 400; i++) {
-      const key = bytes(i % 150, 1 + (i % 7) * 5)
-      const value = i % 4 === 3 ? new Uint8Array() : bytes(i + 77, 1 + (i % 5) * 9)
-      await mine.put(key, value)
-      await theirs.put(key, value)
-      expect(bytesToHex(mine.root()), `write ${i}`).toBe(bytesToHex(theirs.root()))
-    }
+    await writeBothAlike(mine, theirs)
     for (let i = 0; i < 150; i++) {
       const key = bytes(i, 1 + (i % 7) * 5)
       const [a, b] = [await mine.get(key), await theirs.get(key)]

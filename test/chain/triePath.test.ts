@@ -10,7 +10,7 @@ import type { MerklePatriciaTrie, MPTNode, Path } from '@ethereumjs/mpt'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { describe, expect, it } from 'vitest'
 import { followPath, ownFindPath, patchFindPath } from '../../src/chain/vm/triePath.ts'
-import { bytes, fillTrie } from '../support/trieFixture.ts'
+import { bytes, fillTrie, writeBothAlike } from '../support/trieFixture.ts'
 
 const shown = (node: MPTNode | null) => (node === null ? null : bytesToHex(node.serialize()))
 const pathShown = (path: Path) => ({ node: shown(path.node), remaining: path.remaining, stack: path.stack.map(shown) })
@@ -48,14 +48,7 @@ describe('followPath', () => {
     for (const useKeyHashing of [true, false]) {
       const mine = await createMPT({ useKeyHashing })
       const theirs = unpatched(await createMPT({ useKeyHashing }))
-      for (let i = 0; i < 400; i++) {
-        const key = bytes(i % 150, 1 + (i % 7) * 5)
-        // Every fourth write deletes (an empty value), some of keys never written.
-        const value = i % 4 === 3 ? new Uint8Array() : bytes(i + 77, 1 + (i % 5) * 9)
-        await mine.put(key, value)
-        await theirs.put(key, value)
-        expect(bytesToHex(mine.root()), `write ${i}`).toBe(bytesToHex(theirs.root()))
-      }
+      await writeBothAlike(mine, theirs)
       await mine.del(bytes(1, 20))
       await theirs.del(bytes(1, 20))
       expect(bytesToHex(mine.root())).toBe(bytesToHex(theirs.root()))
