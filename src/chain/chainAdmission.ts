@@ -6,7 +6,6 @@
 import type { Miner } from './mining/miner.ts'
 import type { AdmissionContext } from './pool/admission.ts'
 import type { ChainStore } from './store/chainStore.ts'
-import { headAccount } from './store/headAccount.ts'
 
 export function admissionContext(store: ChainStore, miner: Miner): AdmissionContext {
   return {
@@ -20,7 +19,7 @@ export function admissionContext(store: ChainStore, miner: Miner): AdmissionCont
       }
     },
     account: async (from) => {
-      const account = await headAccount(await store.getState(), store.stateRootOf(store.head), from, () => store.stateAt(store.head))
+      const account = await store.accountAt(store.head, from)
       return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n }
     },
     nextBaseFee: () => miner.nextBaseFee(),

@@ -178,6 +178,6 @@ export abstract class ChainReads implements ChainReader {
   /** geth's pending nonce: the head state's nonce, plus the pooled transactions that follow it without a gap. */
   async pendingNonce(address: string): Promise<bigint> {
     const from = address.toLowerCase()
-    return this.pool.pendingNonce(from, await this.store.nonceAt(this.head, from))
+    return this.pool.pendingNonce(from, (await this.store.accountAt(this.head, from))?.nonce ?? 0n)
   }
 }

@@ -274,7 +274,7 @@ export class Miner {
     }
     for (const p of back) this.#pool.add(p)
     const nonces = new Map<string, bigint>()
-    for (const p of this.#pool.entries) if (!nonces.has(p.from)) nonces.set(p.from, await store.nonceAt(store.head, p.from))
+    for (const p of this.#pool.entries) if (!nonces.has(p.from)) nonces.set(p.from, (await store.accountAt(store.head, p.from))?.nonce ?? 0n)
     const stale = (p: PoolTransaction) => p.nonce < nonces.get(p.from)! || store.transactionByHash(p.hash) !== undefined
     this.#pool.remove(stale)
     return back.filter((p) => !stale(p))

@@ -23,7 +23,7 @@ export async function nextBlock(store: ChainStore, pool: TxPool, settings: Minin
     baseFee: settings.nextBaseFee,
   })
   const nonces = new Map<string, bigint>()
-  for (const p of pool.entries) if (!nonces.has(p.from)) nonces.set(p.from, await store.nonceAt(parent, p.from))
+  for (const p of pool.entries) if (!nonces.has(p.from)) nonces.set(p.from, (await store.accountAt(parent, p.from))?.nonce ?? 0n)
   const baseFee = fields.baseFeePerGas === undefined ? undefined : BigInt(fields.baseFeePerGas as bigint)
   const chosen = selectExecutable(pool.entries, (from) => nonces.get(from)!, baseFee, BigInt(fields.gasLimit as bigint))
   const mine = (txs: readonly PoolTransaction[]): Promise<BlockRecord> => mineChild(vm, parent, parentRoot, common, fields, txs)

@@ -19,6 +19,7 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util'
+import type { Account } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { BlockStore } from '../blocks/blockStore.ts'
 import type { ChainReader } from '../blocks/chainReader.ts'
@@ -221,10 +222,10 @@ export class ChainStore implements ChainReader {
     }
   }
 
-  /** An account's nonce in the state after `record` (`from` in lowercase hex); the head's read as ./headAccount.ts reads it. */
-  async nonceAt(record: BlockRecord, from: string): Promise<bigint> {
-    const account = record === this.head ? headAccount(await this.getState(), this.stateRootOf(record), from, () => this.stateAt(record)) : this.stateAt(record).then((s) => s.getAccount(createAddressFromString(from)))
-    return (await account)?.nonce ?? 0n
+  /** An account in the state after `record` (`from` in lowercase hex); the head's read as ./headAccount.ts reads it. */
+  async accountAt(record: BlockRecord, from: string): Promise<Account | undefined> {
+    if (record === this.head) return headAccount(await this.getState(), this.stateRootOf(record), from, () => this.stateAt(record))
+    return (await this.stateAt(record)).getAccount(createAddressFromString(from))
   }
 
   /** A Common at the fork of a block at that height and time; one per fork, never changed after. */
