@@ -9,6 +9,7 @@ import type { ChainEvent } from '../../src/chain/events/chainEvents.ts'
 import { loadFixture } from '../../src/chain/loading/loadFixture.ts'
 import { hexToBytes } from '@ethereumjs/util'
 import { account, signed1559 } from './txSigning.ts'
+import { PRUNE_EVERY, STATE_HISTORY } from '../../src/chain/store/stateHistory.ts'
 
 const FIXTURE = new URL('../../fixtures/ethereum', import.meta.url).pathname
 const COUNTER = '0x00000000000000000000000000000000c0c0c0c0'
@@ -162,6 +163,39 @@ describe('chain events', () => {
     late!()
     await chain.mine()
     expect(heard).toHaveLength(3)
+  })
+
+  it('tells a mined block before the pruning it brings: an old state goes after the event, never before it', async () => {
+    await chain.mine()
+    const first = chain.head
+    const store = (chain as unknown as { store: { stateRootOf(record: unknown): Uint8Array } }).store
+    const readable = () => {
+      try {
+        store.stateRootOf(first)
+        return true
+      } catch {
+        return false
+      }
+    }
+    const atEvent: boolean[] = []
+    const afterMine: boolean[] = []
+    const stop = chain.events.listen((e) => {
+      if (e.type === 'blockAdded') atEvent.push(readable())
+    })
+    try {
+      for (let i = 0; i < STATE_HISTORY + 2 * PRUNE_EVERY; i++) {
+        await chain.mine()
+        afterMine.push(readable())
+      }
+    } finally {
+      stop()
+    }
+    // The block whose mining pruned the first block's state: still readable at its event.
+    const pruning = afterMine.indexOf(false)
+    expect(pruning).toBeGreaterThan(0)
+    expect(atEvent[pruning]).toBe(true)
+    // Nothing is pruned between two blocks: each event sees what the last mine left.
+    for (let i = 1; i < atEvent.length; i++) expect(atEvent[i]).toBe(afterMine[i - 1])
   })
 
   it('gives a fork its own events', async () => {

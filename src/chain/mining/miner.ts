@@ -176,11 +176,13 @@ export class Miner {
       }
       record = await mine(chosen)
     }
-    store.append(record)
+    const prune = store.append(record)
     this.#settings = afterMined(settings, timestamp, this.clockSeconds())
     const included = new Set(chosen)
     this.#pool.remove((p) => included.has(p))
     this.#events?.emitChange([], parent, [record], 'mined')
+    // After the event (still in the chain's exclusive section): a pruning never delays a notification.
+    prune()
     return failed
   }
 

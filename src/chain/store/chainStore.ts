@@ -235,14 +235,15 @@ export class ChainStore implements ChainReader {
 
   /**
    * A block mined on the head becomes the head; safe and finalized keep their distance behind it.
-   * Its header and transactions share their fork's parameters (./forkCommons.ts).
+   * Its header and transactions share their fork's parameters (./forkCommons.ts). Returns the
+   * pruning it brings (./stateHistory.ts), to run once the block is told (8-24 ms every 64 blocks).
    */
-  append(record: BlockRecord): void {
+  append(record: BlockRecord): () => void {
     this.#commons.share(record.block)
     this.blockchain.append(record)
     this.#advanceTags()
-    this.#history.appended(this.blockchain.records, this.#edits, this.#db?.database)
     this.storageWords.clear()
+    return () => this.#history.appended(this.blockchain.records, this.#edits, this.#db?.database)
   }
 
   /**
