@@ -16,7 +16,6 @@
 import { Block, createBlockHeader } from '@ethereumjs/block'
 import { Hardfork } from '@ethereumjs/common'
 import type { Common } from '@ethereumjs/common'
-import { bytesToHex } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 import { AncestorHashes } from '../blocks/blockHashes.ts'
 import type { ChainReader } from '../blocks/chainReader.ts'
@@ -195,7 +194,10 @@ const blockCalls = new WeakMap<ChainReader, Map<string, Promise<BlockCalls>>>()
 export function callsAt(chain: ChainReader, record: BlockRecord): Promise<BlockCalls> {
   let kept = blockCalls.get(chain)
   if (!kept) blockCalls.set(chain, (kept = new Map()))
-  const key = `${record.hash}${bytesToHex(chain.stateRootOf(record))}`
+  // The root as one flat Latin-1 string (a character a byte): `bytesToHex` built 64 characters by
+  // concatenation on every call, which the map lookup then flattened.
+  const root = chain.stateRootOf(record)
+  const key = record.hash + Buffer.from(root.buffer, root.byteOffset, root.length).toString('latin1')
   let calls = kept.get(key)
   if (calls) {
     kept.delete(key)
