@@ -19,6 +19,8 @@ export class GoFields {
   readonly #o: Record<string, unknown>
   readonly #struct: string
   readonly #as: string | undefined
+  /** The object's keys, listed at the first field not found by its exact name. */
+  #keys: string[] | undefined
 
   /**
    * `v` must be an object; otherwise Go's error for `goType`. `as`: the field name Go's errors give
@@ -33,13 +35,21 @@ export class GoFields {
     this.#as = as
   }
 
-  /** The value of `name` (exact key first, then any case), undefined when absent or null. */
+  /**
+   * The value of `name` (exact key first, then any case), undefined when absent or null. Only a key
+   * of the name's length can fold to it: the names asked are ASCII, and the one character whose
+   * lower case is longer (U+0130) lowers to a non-ASCII pair. Most of a call object's fields are
+   * absent, and lowering every key for each (14 fields, a list of keys each time) was most of
+   * parseCallArgs.
+   */
   get(name: string): unknown {
     let v = this.#o[name]
     if (v === undefined) {
-      const lower = name.toLowerCase()
+      let lower: string | undefined
       // Go takes the last of several keys that fold to the same name.
-      for (const key of Object.keys(this.#o)) if (key.toLowerCase() === lower) v = this.#o[key]
+      for (const key of (this.#keys ??= Object.keys(this.#o))) {
+        if (key.length === name.length && key.toLowerCase() === (lower ??= name.toLowerCase())) v = this.#o[key]
+      }
     }
     return v === null ? undefined : v
   }
@@ -86,7 +96,10 @@ export class GoFields {
     const digits = text.slice(2)
     if (digits.length % 2 === 1) throw this.error(field, 'hexutil.Bytes', 'hex string of odd length')
     if (!/^[0-9a-fA-F]*$/.test(digits)) throw this.error(field, 'hexutil.Bytes', 'invalid hex string')
-    return Uint8Array.from(Buffer.from(digits, 'hex'))
+    // Decoded straight into the answer's own memory (not through a pooled Buffer and a copy).
+    const out = new Uint8Array(digits.length >> 1)
+    Buffer.from(out.buffer, 0, out.length).write(digits, 'hex')
+    return out
   }
 
   bool(field: string): boolean | undefined {

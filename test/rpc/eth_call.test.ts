@@ -199,6 +199,12 @@ describe.skipIf(!hasSharedFixtures)('eth_call', () => {
       })
     })
 
+    it('fields are matched in any case, as Go matches a struct’s, the last of two that fold alike winning', async () => {
+      expect((await rpc.call('eth_call', [{ FROM: ZERO, To: CALLME, INPUT: '0xff01' }])).result).toBe('0xffee')
+      expect((await rpc.call('eth_call', [{ from: ZERO, to: CALLME, Input: '0x01', iNPUT: '0xff01' }])).result).toBe('0xffee')
+      expect((await call({ to: CALLME, input: '0xff01', GAS: '0x5208' })).error).toEqual({ code: -32000, message: 'err: intrinsic gas too low: have 21000, want 21032 (supplied gas 21000)' })
+    })
+
     it('empty and null overrides change nothing (the overrides themselves: eth_call.overrides.test.ts)', async () => {
       expect((await call({ to: CALLME, input: '0xff01' }, 'latest', {}, {})).result).toBe('0xffee')
       expect((await call({ to: CALLME, input: '0xff01' }, 'latest', null, null)).result).toBe('0xffee')
