@@ -59,7 +59,8 @@ export interface SessionPort {
   message(session: SocketSession, data: Buffer | string): Promise<MessageOutcome>
   /**
    * A notification about to be sent: a fault (unless it was held by one: `held`), the charge and
-   * its log entry. Synchronous, so charges keep the order of the chain's events.
+   * its log entry (written once the event's frames are out: ./socketSide.ts). Synchronous, so
+   * charges keep the order of the chain's events.
    */
   event(session: SocketSession, notification: Notification, held: boolean): EventOutcome
   /** The gateway's clock, in ms. */
