@@ -43,6 +43,11 @@ const PROGRAMS: Record<string, string> = {
   'a STATICCALL': '0x6020600060006000620e7e115afa5060206000f3',
   // an opcode not on the fork (0x0c).
   'an undefined opcode': '0x60010c',
+  // STOP and RETURN end the frame (./haltHandlers.ts): what follows them never runs (the stack left is compared).
+  'a STOP before more code': '0x6001006002',
+  'a RETURN before more code': '0x60aa60005260206000f36002',
+  'a RETURN of nothing': '0x6007600060006000f3',
+  'a RETURN with one operand': '0x6001f3',
   // SSTORE's cases (slot 1 holds 5, slot 2 holds 7 before): set and reset to zero, change and
   // restore, a no-op, clear and recreate; then a warm and a cold SLOAD.
   'SSTORE refunds and SLOADs': '0x60016000556000600055600660015560056001556005600155600060025560036002556002546009540160005260206000f3',

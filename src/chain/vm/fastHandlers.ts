@@ -14,7 +14,8 @@
  *   SLOAD). Those are synchronous here; the interpreter (./interpreterPatch.ts `step`, and
  *   EthereumJS's own `runStep`, which awaits the value) takes a price or a promise of one.
  *
- * With them go ./stackHandlers.ts's PUSH, JUMP, JUMPI, ADD and SUB (patches/README.md change 13).
+ * With them go ./stackHandlers.ts's PUSH, JUMP, JUMPI, ADD and SUB (patches/README.md change 13),
+ * and ./haltHandlers.ts's STOP and RETURN (change 19).
  *
  * A handler is replaced only where the EVM's table holds EthereumJS's own (not a custom opcode's,
  * nor a wrapper's) and only under the rules the replacement was written for: the binary-tree EIPs
@@ -24,6 +25,7 @@
 import type { Common } from '@ethereumjs/common'
 import { EVMError, getOpcodesForHF } from '@ethereumjs/evm'
 import { bytesToBigInt } from '@ethereumjs/util'
+import { HALT_OPS } from './haltHandlers.ts'
 import { STACK_OPS } from './stackHandlers.ts'
 
 type Handler = (...args: never[]) => unknown
@@ -300,7 +302,7 @@ export function installFastHandlers(map: Entry[], common: Common): void {
     if (entry === undefined || entry.opHandler !== ops.get(op)) continue
     map[op] = { ...entry, opHandler: handler as unknown as Handler }
   }
-  for (const [op, make] of STACK_OPS) {
+  for (const [op, make] of [...STACK_OPS, ...HALT_OPS]) {
     const entry = map[op]
     if (entry === undefined || entry.opHandler !== ops.get(op)) continue
     map[op] = { ...entry, opHandler: make(entry.opHandler as never) as unknown as Handler }

@@ -78,6 +78,8 @@ interface RunState {
   env: { accessWitness?: { commit(): void; revert(): void } }
   eip7928PostTargetCallOog?: unknown
   eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean
+  /** Set by ./haltHandlers.ts's STOP and RETURN when they end the frame (false while it runs). */
+  halted?: boolean
 }
 
 interface InterpreterThis {
@@ -145,6 +147,8 @@ async function fastRun(this: InterpreterThis, code: Uint8Array, opts: { pc?: num
   if (pc !== 0 && (pc < 0 || pc >= code.length)) throw EthereumJSErrorWithoutCode('Internal error: program counter not in range')
   let err: EVMError | undefined
   let cached: (OpEntry | undefined)[] | undefined
+  // STOP and RETURN end the frame by setting this, not by throwing STOP (./haltHandlers.ts).
+  state.halted = false
   while (state.programCounter < code.length) {
     const at = state.programCounter
     let entry: OpEntry | undefined
@@ -166,6 +170,11 @@ async function fastRun(this: InterpreterThis, code: Uint8Array, opts: { pc?: num
     try {
       const waiting = step(this, entry)
       if (waiting !== undefined) await waiting
+      if (state.halted) {
+        // As the catch below takes a thrown STOP.
+        state.env.accessWitness?.revert()
+        break
+      }
     } catch (e) {
       state.env.accessWitness?.revert()
       if (!('errorType' in (e as object) && (e as EVMError).errorType === EVM_ERROR_TYPE)) throw e
