@@ -5,9 +5,12 @@
  *
  * The WebAssembly module compiles asynchronously, and this module must not wait for it at its top
  * level: a top-level await makes the whole module graph async, and `require('gateway-double')`
- * (Node's require of ES modules) refuses such a graph. Until the hasher is ready (a few
- * milliseconds after import), hashes come from @noble/hashes: the same answers, only slower.
- * Work that hashes a lot (a fixture's replay) awaits `keccakReady` first.
+ * (Node's require of ES modules) refuses such a graph. It is compiled on the first hash, not at
+ * import: a start from the verified cache hashes nothing before its first answer, and decoding
+ * and instantiating the module was about 12 million instructions of a cold start's ~240 million
+ * of our own (callgrind). Until the hasher is ready (a few milliseconds after the first hash),
+ * hashes come from @noble/hashes: the same answers, only slower. Work that hashes a lot (a
+ * fixture's replay) awaits `keccakReady()` first.
  */
 import { keccak256 as nobleKeccak256 } from 'ethereum-cryptography/keccak.js'
 import { createKeccak } from 'hash-wasm'
@@ -15,17 +18,27 @@ import { createKeccak } from 'hash-wasm'
 type Hasher = Awaited<ReturnType<typeof createKeccak>>
 
 let hasher: Hasher | undefined
+let loading: Promise<void> | undefined
 
-/** Resolves once the WebAssembly hasher is in use (or, should it fail to load, at once: noble stays). */
-export const keccakReady: Promise<void> = createKeccak(256).then(
-  (h) => {
-    hasher = h
-  },
-  () => undefined,
-)
+/**
+ * Starts loading the WebAssembly hasher (once); resolves when it is in use (or, should it fail to
+ * load, at once: noble stays).
+ */
+export function keccakReady(): Promise<void> {
+  loading ??= createKeccak(256).then(
+    (h) => {
+      hasher = h
+    },
+    () => undefined,
+  )
+  return loading
+}
 
 export function keccak256(data: Uint8Array): Uint8Array {
-  if (hasher === undefined) return nobleKeccak256(data)
+  if (hasher === undefined) {
+    void keccakReady()
+    return nobleKeccak256(data)
+  }
   hasher.init()
   hasher.update(data)
   return hasher.digest('binary')

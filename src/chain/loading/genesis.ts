@@ -174,15 +174,24 @@ export async function openGenesisChain(genesis: GenesisFile, name: string, opts:
 }
 
 /**
- * A verified chain's genesis, read back: its block from the saved genesis state root, built as
- * `openGenesisChain` builds it (as EthereumJS's blockchain makes a genesis block, then placed at
- * its height) without a blockchain or a VM, and so without importing them. Its state is the saved
- * state database: `stateOver(entries, common)` when something first reads it.
+ * A verified chain's genesis, read back: its Common, its number, and its block from the saved
+ * genesis state root, built as `openGenesisChain` builds it (as EthereumJS's blockchain makes a
+ * genesis block, then placed at its height) without a blockchain or a VM, and so without importing
+ * them, when something first asks for it (a start reads the genesis block's hash from the cache,
+ * and its first answers read the head). Its state is the saved state database:
+ * `stateOver(entries, common)` when something first reads it.
  */
-export function openVerifiedGenesis(genesis: GenesisFile, name: string, saved: { genesisStateRoot: Uint8Array }): { common: Common; genesisBlock: Block } {
+export function openVerifiedGenesis(genesis: GenesisFile, name: string, saved: { genesisStateRoot: Uint8Array }): { common: Common; genesisBlock: () => Block; number: bigint } {
   const common = commonFromGenesis(genesis, name)
-  const genesisBlock = genesisBlockOf(common, saved.genesisStateRoot)
-  return { common, genesisBlock: atHeight(genesisBlock, genesis) ?? genesisBlock }
+  let block: Block | undefined
+  const genesisBlock = () => {
+    if (block === undefined) {
+      const base = genesisBlockOf(common, saved.genesisStateRoot)
+      block = atHeight(base, genesis) ?? base
+    }
+    return block
+  }
+  return { common, genesisBlock, number: quantity(genesis.number) ?? 0n }
 }
 
 /**

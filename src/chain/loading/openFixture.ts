@@ -145,8 +145,22 @@ function fromCache({ name, genesisPath, genesis, raws, edits }: Reading, cached:
   }
   const { genesisBlock, common } = verified
   const { entries, book } = cached
-  const records = [recordOf(genesisBlock, [], [], cached.genesisHash)]
-  let number = genesisBlock.header.number
+  // The genesis block is built when first read, as the later blocks are decoded (lazyRecord).
+  const records: BlockRecord[] = [
+    {
+      get block() {
+        return genesisBlock()
+      },
+      number: verified.number,
+      hash: cached.genesisHash,
+      get timestamp() {
+        return genesisBlock().header.timestamp
+      },
+      transactions: [],
+      receipts: [],
+    },
+  ]
+  let number = verified.number
   for (const [i, raw] of raws.entries()) {
     number++
     records.push(lazyRecord(raw, common, number, cached.records[i]!, name, edits.senders.get(number)))
@@ -158,7 +172,7 @@ function fromCache({ name, genesisPath, genesis, raws, edits }: Reading, cached:
 
 /** Every block replayed on its parent's state (and the state edits after it); what it gave cached. */
 async function byReplay({ name, genesisPath, genesis, raws, edits }: Reading, cache: { dir: string; key: string } | undefined): Promise<Opened> {
-  await keccakReady // the replay hashes every trie node it writes
+  await keccakReady() // the replay hashes every trie node it writes
   const open = await openGenesisChain(genesis, name, { validateBlocks: false }).catch((err: unknown) => {
     throw genesisError(err, genesisPath, name)
   })
