@@ -21,7 +21,8 @@
  * block's flush.
  */
 import type { EVMResult } from '@ethereumjs/evm'
-import { bytesToHex, equalsBytes, unpadBytes } from '@ethereumjs/util'
+import { RLP } from '@ethereumjs/rlp'
+import { bytesToHex, bytesToUnprefixedHex, equalsBytes, unpadBytes } from '@ethereumjs/util'
 import type { Address } from '@ethereumjs/util'
 import type { VM } from '@ethereumjs/vm'
 
@@ -42,7 +43,8 @@ type RunCallOpts = { caller?: Address; to?: Address; gasLimit?: bigint; message?
  */
 interface KeptRun {
   code: Uint8Array
-  reads: Map<string, [Uint8Array, Uint8Array]>
+  /** The contract's and each read slot's cache keys (unprefixed hex), with the slot, the value read, and that value as the storage cache holds it (RLP). */
+  held: { address: string; slots: [string, Uint8Array, Uint8Array, Uint8Array][] }
   writes: Map<string, [Uint8Array, Uint8Array]>
   result: EVMResult
 }
@@ -80,10 +82,36 @@ export async function keepingSystemCalls<T>(vm: VM, systemAddress: Address, run:
   }
 }
 
+/**
+ * Whether the contract's code and read slots hold what the kept run read. What the state's caches
+ * hold is what `getCode` and `getStorage` would answer, so it is compared where it lies (an LRU
+ * peek: nothing moved, put or noted), with keys made once per kept run: through the state manager
+ * (its hooks, each key's hex made twice, each value's RLP decoded) the check was most of what a kept
+ * call still cost. What the caches lack is read through the state manager.
+ */
 async function stillHolds(vm: VM, to: Address, run: KeptRun): Promise<boolean> {
-  if (!equalsBytes(await vm.stateManager.getCode(to), run.code)) return false
-  for (const [slot, value] of run.reads.values()) if (!equalsBytes(await vm.stateManager.getStorage(to, slot), value)) return false
+  const state = vm.stateManager
+  const caches = (state as unknown as { _caches?: StateCaches })._caches
+  const code = caches?.code?._lruCache?.peek(run.held.address)?.code
+  if (!equalsBytes(code !== undefined && code.length > 0 ? code : await state.getCode(to), run.code)) return false
+  const slots = caches?.storage?._lruCache?.peek(run.held.address)
+  for (const [hex, slot, value, encoded] of run.held.slots) {
+    const held = slots?.get(hex)
+    if (held !== undefined ? !equalsBytes(held, encoded) : !equalsBytes(await state.getStorage(to, slot), value)) return false
+  }
   return true
+}
+
+/** The parts of EthereumJS 10.1.3's caches (LRU-backed, the chain's) that `stillHolds` reads. */
+interface StateCaches {
+  code?: { _lruCache?: { peek(key: string): { code?: Uint8Array } | undefined } }
+  storage?: { _lruCache?: { peek(key: string): Map<string, Uint8Array> | undefined } }
+}
+
+/** The cache keys of a kept run's reads, for `stillHolds`. */
+function heldKeys(to: Address, reads: Map<string, [Uint8Array, Uint8Array]>): KeptRun['held'] {
+  const slots = [...reads.values()].map(([slot, value]): [string, Uint8Array, Uint8Array, Uint8Array] => [bytesToUnprefixedHex(slot), slot, value, RLP.encode(value)])
+  return { address: bytesToUnprefixedHex(to.bytes), slots }
 }
 
 /** Executes the call, noting its opcodes and its own storage's reads and stores; the run when it can be kept. */
@@ -117,7 +145,7 @@ async function recordedRun(vm: VM, to: Address, call: () => Promise<EVMResult>):
     const code = await state.getCode(to)
     const result = await call()
     const kept = pure && result.execResult.exceptionError === undefined
-    return kept ? { result, run: { code, reads, writes: changedSlots(reads, stores), result } } : { result }
+    return kept ? { result, run: { code, held: heldKeys(to, reads), writes: changedSlots(reads, stores), result } } : { result }
   } finally {
     events.off('step', step)
     delete (state as { getStorage?: unknown }).getStorage
