@@ -16,7 +16,7 @@ import { ethereumjsExecuteCall } from '../../src/chain/vm/executeCall.ts'
 import { ethereumjsRunInterpreter } from '../../src/chain/vm/frameResult.ts'
 import { PATCHED_VERSION, patchInterpreter } from '../../src/chain/vm/interpreterPatch.ts'
 import { vmLibraries } from '../../src/chain/vm/vmLibraries.ts'
-import { keccak256, keccakReady } from '../../src/encoding/keccak.ts'
+import { keccak256 } from '../../src/encoding/keccak.ts'
 
 const CONTRACT = createAddressFromString('0x00000000000000000000000000000000000e7e10')
 const OTHER = createAddressFromString('0x00000000000000000000000000000000000e7e11')

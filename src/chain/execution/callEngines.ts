@@ -100,11 +100,6 @@ export function enginesFor(chain: ChainReader, hardfork: string): ForkEngines {
 }
 
 /**
- * One VM at one block's state for every call there: the block's hardfork, a state manager with
- * caches over the block's state root, and the block as calls see it. Executions take turns.
- */
-
-/**
  * A Common for the transactions of calls, shared by all of them. A transaction's constructor copies
  * the Common it is given and adds the transaction parameters to the copy, which rebuilds the
  * parameter cache: about 0.4 ms, as much as executing an ERC-20 transfer. This one has them
