@@ -36,6 +36,18 @@ export function flatString(s: string): string {
   return Buffer.from(s, 'latin1').toString('latin1')
 }
 
+/** Bytes as a flat Latin-1 string, one character per byte (a map key made natively, not 2 hex digits a byte). */
+export function latin1Of(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
+}
+
+/** Checked hex digits (no 0x, even length) decoded straight into an array of their own (not a pooled Buffer and a copy). */
+export function bytesOfHexDigits(digits: string): Uint8Array {
+  const out = new Uint8Array(digits.length >> 1)
+  Buffer.from(out.buffer, 0, out.length).write(digits, 'hex')
+  return out
+}
+
 export function fromData(hex: string): Uint8Array {
   return hexToBytes(hex as `0x${string}`)
 }

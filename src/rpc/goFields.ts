@@ -7,6 +7,7 @@
  */
 import { decodeQuantity } from './validators.ts'
 import { ArgumentError } from './params.ts'
+import { bytesOfHexDigits } from '../encoding/hex.ts'
 
 export function jsonKind(v: unknown): string {
   if (Array.isArray(v)) return 'array'
@@ -96,10 +97,7 @@ export class GoFields {
     const digits = text.slice(2)
     if (digits.length % 2 === 1) throw this.error(field, 'hexutil.Bytes', 'hex string of odd length')
     if (!/^[0-9a-fA-F]*$/.test(digits)) throw this.error(field, 'hexutil.Bytes', 'invalid hex string')
-    // Decoded straight into the answer's own memory (not through a pooled Buffer and a copy).
-    const out = new Uint8Array(digits.length >> 1)
-    Buffer.from(out.buffer, 0, out.length).write(digits, 'hex')
-    return out
+    return bytesOfHexDigits(digits)
   }
 
   bool(field: string): boolean | undefined {
@@ -130,7 +128,7 @@ export function hashBytes(text: string): Uint8Array {
   const digits = text.slice(2)
   if (digits.length !== 64) throw new ArgumentError(`hex string has length ${digits.length}, want 64 for common.Hash`)
   if (!/^[0-9a-fA-F]*$/.test(digits)) throw new ArgumentError('invalid hex string')
-  return Uint8Array.from(Buffer.from(digits, 'hex'))
+  return bytesOfHexDigits(digits)
 }
 
 /** A `common.Address` map key (text form), in lowercase. */

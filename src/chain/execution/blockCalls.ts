@@ -31,6 +31,7 @@ import { traceDecidesUnder, watchGasDependence } from './gasTrace.ts'
 import type { GasTrace } from './gasTrace.ts'
 import { applyStateOverride, overriddenBlock, OverrideError } from './overrides.ts'
 import type { Precompiles } from './overrides.ts'
+import { latin1Of } from '../../encoding/hex.ts'
 
 /** How many blocks keep their calls' state (the most recently used ones). */
 const BLOCK_VMS_KEPT = 4
@@ -196,8 +197,7 @@ export function callsAt(chain: ChainReader, record: BlockRecord): Promise<BlockC
   if (!kept) blockCalls.set(chain, (kept = new Map()))
   // The root as one flat Latin-1 string (a character a byte): `bytesToHex` built 64 characters by
   // concatenation on every call, which the map lookup then flattened.
-  const root = chain.stateRootOf(record)
-  const key = record.hash + Buffer.from(root.buffer, root.byteOffset, root.length).toString('latin1')
+  const key = record.hash + latin1Of(chain.stateRootOf(record))
   let calls = kept.get(key)
   if (calls) {
     kept.delete(key)

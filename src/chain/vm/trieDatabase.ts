@@ -26,7 +26,7 @@
 import type { BatchDBOp, DB } from '@ethereumjs/util'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { bytesToUnprefixedHex, unprefixedHexToBytes, ValueEncoding } from '@ethereumjs/util'
-import { flatString } from '../../encoding/hex.ts'
+import { flatString, latin1Of } from '../../encoding/hex.ts'
 import { reachedKeys, ReachMemo } from './stateReach.ts'
 
 type Key = Uint8Array | string
@@ -233,11 +233,6 @@ function bytesToUnprefixedHexFlat(bytes: Uint8Array): string {
 /** The value's own bytes: a view into a larger buffer (returned data, a decoded list) would keep all of it. */
 function ownBytes(value: Uint8Array): Uint8Array {
   return value.byteOffset === 0 && value.byteLength === value.buffer.byteLength ? value : value.slice()
-}
-
-/** Bytes as a flat Latin-1 string, one character per byte. */
-function latin1Of(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
 }
 
 /** A Latin-1 string's bytes, in a buffer of their own (not a slice of Node's shared pool, which a kept value would pin). */

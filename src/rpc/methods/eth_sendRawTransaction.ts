@@ -5,6 +5,7 @@ import { ServerError } from '../errors.ts'
 import { defineMethod } from '../method.ts'
 import { ArgumentError } from '../params.ts'
 import type { Param } from '../params.ts'
+import { bytesOfHexDigits } from '../../encoding/hex.ts'
 
 /** geth's `hexutil.Bytes` param: a 0x-prefixed string of whole bytes (`""` is empty bytes). */
 const rawBytes: Param<Uint8Array> = {
@@ -17,7 +18,7 @@ const rawBytes: Param<Uint8Array> = {
     const digits = v.slice(2)
     if (digits.length % 2 === 1) throw typeError('hex string of odd length')
     if (!/^[0-9a-fA-F]*$/.test(digits)) throw typeError('invalid hex string')
-    return Uint8Array.from(Buffer.from(digits, 'hex'))
+    return bytesOfHexDigits(digits)
   },
 }
 
