@@ -74,4 +74,24 @@ describe('RecordingStateManager storage writes', () => {
     expect(cached.size).toBe(MAX_SLOTS / 2)
     for (let i = 0; i < count; i++) expect(await state.getStorage(address(0), slot(i))).toEqual(intToBytes(i + 1))
   })
+
+  it("refuses a slot of an account that is not there as EthereumJS's own does (deleted, cached as absent, never read), writes one of a cached account, and books the slot", async () => {
+    const caches = () => new Caches({ account: { type: CacheType.LRU, size: 100 }, storage: { type: CacheType.LRU, size: 100 } })
+    const plain = new MerkleStateManager({ common, trie: trie(), caches: caches() })
+    const book = new KeyBook()
+    const recording = new RecordingStateManager({ common, trie: trie(), caches: caches() }, book)
+    const outcomes = async (state: MerkleStateManager) => {
+      await state.putAccount(address(0), new Account(1n, 10n))
+      await state.putAccount(address(1), new Account(1n, 10n))
+      await state.deleteAccount(address(1))
+      await state.getAccount(address(2))
+      const tried = []
+      for (const a of [0, 1, 2, 3]) tried.push(await state.putStorage(address(a), slot(5), intToBytes(9)).then(() => 'written', (e: Error) => e.message))
+      return [...tried, bytesToHex(await state.getStorage(address(0), slot(5))), bytesToHex(await state.getStateRoot())]
+    }
+    const want = await outcomes(plain)
+    expect(want.slice(0, 4)).toEqual(['written', ...Array(3).fill('putStorage() called on non-existing account')])
+    expect(await outcomes(recording)).toEqual(want)
+    expect([...book.entries()].map(([a, slots]) => [a, [...slots]])).toContainEqual([address(0).toString(), [bytesToHex(slot(5))]])
+  })
 })

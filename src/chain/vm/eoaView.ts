@@ -22,6 +22,11 @@ export class EoaView {
     this.#address = undefined
   }
 
+  /** Whether the next read of some account may answer the EOA view (a read that skips `apply` would leave it armed). */
+  get armed(): boolean {
+    return this.#address !== undefined
+  }
+
   /** `account` as the read of `address` answers it: the EOA view when armed for it (which disarms). */
   apply(address: Address, account: Account | undefined): Account | undefined {
     if (this.#address === undefined || account === undefined || this.#address !== bytesToHex(address.bytes)) return account

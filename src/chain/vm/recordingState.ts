@@ -21,8 +21,9 @@
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { MerkleStateManagerOpts } from '@ethereumjs/statemanager'
 import { RLP } from '@ethereumjs/rlp'
-import { bytesToHex, bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
+import { bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
 import type { Account, Address } from '@ethereumjs/util'
+import { toData } from '../../encoding/hex.ts'
 import { forkAccountEntry } from './forkState.ts'
 import type { ForkReads } from './forkState.ts'
 import { EoaView } from './eoaView.ts'
@@ -122,19 +123,34 @@ export class RecordingStateManager extends MerkleStateManager {
   }
 
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
-    if (key.length === 32) this.book.slot(address.toString(), bytesToHex(key))
+    // Flat hex made natively (`bytesToHex` builds a rope two digits at a time, flattened for the book's lookup).
+    if (key.length === 32) this.book.slot(toData(address.bytes), toData(key))
     const storage = this._caches?.storage
     // Without a cache, and for what EthereumJS refuses (its errors), its own path.
-    if (storage === undefined || key.length !== 32 || value.length > 32 || (await this.getAccount(address)) === undefined) {
+    if (storage === undefined || key.length !== 32 || value.length > 32 || !(this.#cachedExistence(address) ?? (await this.getAccount(address)) !== undefined)) {
       return super.putStorage(address, key, value)
     }
     this.#slots.touch(address)
-    this.#slotsWritten.add(address.toString().slice(2))
+    this.#slotsWritten.add(toData(address.bytes).slice(2))
     const encoded = RLP.encode(unpadBytes(value))
     // The value the slot holds already: nothing to write (nor to revert).
     const held = storage.get(address, key)
     if (held !== undefined && equalsBytes(held, encoded)) return
     storage.put(address, key, encoded)
+  }
+
+  /**
+   * Whether `getAccount(address)` answers an account, told by the account cache's entry when it
+   * has one (as EthereumJS's own `getAccount` answers from it, here without decoding the RLP, nor
+   * an async read and its await); undefined: not cached, ask `getAccount`. A cached entry needs
+   * neither the cache keeper's touch (it is in the LRU) nor the journal's note (an entry there since
+   * the journal began is that state's, one put since was noted when put, one read since when read).
+   * An armed EOA view takes the read (the read disarms it). Each block's EIP-4788 and EIP-2935
+   * writes (three) and every SSTORE ask it.
+   */
+  #cachedExistence(address: Address): boolean | undefined {
+    const entry = this.eoaView.armed ? undefined : this._caches?.account?.get(address)
+    return entry === undefined ? undefined : entry.accountRLP !== undefined
   }
 
   /** Addresses (unprefixed hex) written slots since the last flush, whose cached slots it bounds (./slotCacheBound.ts). */
