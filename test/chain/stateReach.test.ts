@@ -34,11 +34,13 @@ function decoded(node: unknown, accounts: boolean, refs: Ref[]): Ref[] {
   return refs
 }
 
-/** `edgesOf`'s flat hex, read back: a kind byte and a 32-byte key each. */
+/** `edgesOf`'s Latin-1 string, read back: a kind byte and a 32-byte key each. */
 function scanned(edges: string): Ref[] {
   const kinds = ['node', 'storage', 'code'] as const
+  const bytes = Buffer.from(edges, 'latin1')
+  expect(bytes.length % 33).toBe(0)
   const refs: Ref[] = []
-  for (let at = 0; at < edges.length; at += 66) refs.push(`${kinds[Number(edges.slice(at, at + 2))]!} ${edges.slice(at + 2, at + 66)}`)
+  for (let at = 0; at < bytes.length; at += 33) refs.push(`${kinds[bytes[at]!]!} ${bytes.toString('hex', at + 1, at + 33)}`)
   return refs
 }
 

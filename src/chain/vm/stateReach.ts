@@ -10,16 +10,17 @@
  * pruning reads only the nodes written since. Most of a chain's live nodes (a system contract's
  * ring of 8191 slots) stay from one pruning to the next, and decoding them every 64 blocks was
  * most of a pruning's cost. The memo is kept small, since it lives as long as the nodes: a node's
- * references are one flat hex string (`Edges`, empty for a leaf), and it is keyed by the layer's
- * own key string, not a copy.
+ * references are one flat Latin-1 string of their bytes (`Edges`, empty for a leaf; as hex they
+ * took more memory than the nodes' own bytes), and it is keyed by the layer's own key string, not
+ * a copy. A walk turns each reference it follows into hex, as the layer's keys are.
  */
 
 /** A node's bytes in the layer, by unprefixed hex key, or undefined when it is not there. */
 export type NodeLookup = (key: string) => Uint8Array | undefined
 
 /**
- * A node's references as the hex of `EDGE` bytes each: a kind byte (`SAME_TRIE`, `STORAGE_ROOT`,
- * `CODE`), then the 32-byte hash. A node without references has ''.
+ * A node's references as Latin-1 (one character a byte) of `EDGE` bytes each: a kind byte
+ * (`SAME_TRIE`, `STORAGE_ROOT`, `CODE`), then the 32-byte hash. A node without references has ''.
  */
 type Edges = string
 
@@ -105,10 +106,13 @@ export function reachedKeys(roots: Iterable<Uint8Array>, lookup: NodeLookup, mem
       memo?.learn(key, accounts, edges)
     }
     reached.add(key)
-    for (let at = 0; at < edges.length; at += EDGE_HEX) {
-      // A slice of the flat edges string: V8 makes it a view, not a copy.
-      const ref = edges.slice(at + KEY_AT, at + EDGE_HEX)
-      const kind = edges.charCodeAt(at + 1) - 48
+    if (edges.length === 0) continue
+    // As hex for the walk only (the layer's keys are hex), through one scratch buffer: one string,
+    // and each key a slice of it, which V8 makes a view, not a copy.
+    const hex = hexOfLatin1(edges)
+    for (let at = 0; at < hex.length; at += EDGE_HEX) {
+      const ref = hex.slice(at + KEY_AT, at + EDGE_HEX)
+      const kind = hex.charCodeAt(at + 1) - 48
       if (kind === CODE) reached.add(ref)
       else if (!reached.has(ref)) {
         keys.push(ref)
@@ -131,7 +135,7 @@ export function edgesOf(node: Uint8Array, accounts: boolean): Edges {
     out[at] = found[i]!
     out.set(node.subarray(found[i + 1]!, found[i + 1]! + 32), at + 1)
   }
-  return out.toString('hex')
+  return out.toString('latin1')
 }
 
 /** An RLP item of a node: its payload's bounds, and whether it is a list. */
@@ -204,6 +208,16 @@ function account(bytes: Uint8Array, value: Item, found: number[]): void {
   const [, , storageRoot, codeHash] = fields as [Item, Item, Item, Item]
   if (!storageRoot.list && storageRoot.stop - storageRoot.start === 32) found.push(STORAGE_ROOT, storageRoot.start)
   if (!codeHash.list && codeHash.stop - codeHash.start === 32) found.push(CODE, codeHash.start)
+}
+
+/** Room for the most references a node has: a branch's 16 children (an account leaf has 2). */
+const scratch = Buffer.alloc(16 * EDGE)
+
+/** The hex of a Latin-1 string of at most `scratch`'s length. */
+function hexOfLatin1(latin1: string): string {
+  if (latin1.length > scratch.length) return Buffer.from(latin1, 'latin1').toString('hex')
+  const length = scratch.write(latin1, 0, 'latin1')
+  return scratch.toString('hex', 0, length)
 }
 
 function hexOf(bytes: Uint8Array): string {
