@@ -78,14 +78,20 @@ const PROGRAMS: Record<string, string> = {
   'a JUMP far beyond the code': '0x7f' + 'ff'.repeat(32) + '56',
   // PUSHes before the first jump and after it (the analysis' values), then a PUSH32 cut short by the code's end.
   'PUSHes around the analysis': '0x600456005b61abcd6000527f0102',
+  // CALLDATALOAD of CALL_DATA's 40 bytes: at 0, at 8 (the last whole word), at 20 (cut short), at its
+  // length, past it, at 2^255; then with an empty stack.
+  CALLDATALOADs: '0x6000356008356014356028356029357f' + '80' + '00'.repeat(31) + '3500',
+  'CALLDATALOAD with an empty stack': '0x35',
 }
 const OTHER_CODE = '0x602a60005260206000f3'
+/** The call data every program is called with (40 bytes, none alike). */
+const CALL_DATA = Uint8Array.from({ length: 40 }, (_, i) => 0x11 + i * 5)
 
 /**
  * Runs `program`: on the patched path, or with a step listener (EthereumJS's own `runStep`), or
  * `vanilla`: with the listener and EthereumJS's own opcode table (not ./fastHandlers.ts's handlers).
  */
-async function run(program: string, withListener: boolean | 'vanilla', hardfork: Hardfork = Hardfork.Osaka) {
+async function run(program: string, withListener: boolean | 'vanilla', hardfork: Hardfork = Hardfork.Osaka, calls = 1) {
   const { evm: evmLib } = await vmLibraries()
   // The chain's own keccak, as its Commons have it (./fastHandlers.ts replaces KECCAK256 only then).
   const common = new Common({ chain: Mainnet, hardfork, customCrypto: { keccak256 } })
@@ -100,7 +106,9 @@ async function run(program: string, withListener: boolean | 'vanilla', hardfork:
   await stateManager.putCode(OTHER, hexToBytes(OTHER_CODE))
   let steps = 0
   if (withListener) evm.events.on('step', () => void steps++)
-  const result = await evm.runCall({ to: CONTRACT, gasLimit: 1_000_000n })
+  // Called `calls` times on one EVM: from the second on, a frame can read its code's kept analysis from its first step.
+  let result = await evm.runCall({ to: CONTRACT, gasLimit: 1_000_000n, data: CALL_DATA })
+  for (let i = 1; i < calls; i++) result = await evm.runCall({ to: CONTRACT, gasLimit: 1_000_000n, data: CALL_DATA })
   const rs = result.execResult.runState as unknown as Record<string, unknown> | undefined
   const frame = rs && {
     resultKeys: Object.keys(result.execResult),
@@ -165,6 +173,15 @@ describe('the interpreter patch', () => {
         expect(fast.frame && { ...fast.frame, stack: fast.frame.stack.map(String) }).toEqual(vanilla.frame && { ...vanilla.frame, stack: vanilla.frame.stack.map(String) })
       })
     }
+  }
+
+  for (const [name, program] of Object.entries(PROGRAMS)) {
+    it(`runs ${name} a second time on one EVM (its kept analysis from the first step) as EthereumJS's own handlers do`, async () => {
+      const fast = await run(program, false, Hardfork.Osaka, 2)
+      const vanilla = await run(program, 'vanilla', Hardfork.Osaka, 2)
+      expect(fast.outcome).toEqual(vanilla.outcome)
+      expect(fast.frame && { ...fast.frame, stack: fast.frame.stack.map(String) }).toEqual(vanilla.frame && { ...vanilla.frame, stack: vanilla.frame.stack.map(String) })
+    })
   }
 
   /** Runs each program with the double's `method` and with EthereumJS's own (`own`): the same frames and outcomes. */

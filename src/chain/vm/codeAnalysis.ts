@@ -81,6 +81,22 @@ export function codeAnalysis(interpreter: AnalysingInterpreter, code: Uint8Array
   return analysis
 }
 
+/**
+ * The analysis of `code` when one is already kept for the interpreter's EVM (looked up by the
+ * array, as `codeAnalysis` does first), else undefined: nothing is made. A frame can take it from
+ * its first step (./interpreterPatch.ts): EthereumJS analyses a code at its first jump, and a
+ * kept analysis of the same code and table is what that jump would read, so only the steps before
+ * it change, from the opcode looked up and each PUSH's bytes read as a number (`bytesToBigInt`,
+ * through a hex string) to the entries and values the analysis holds.
+ */
+export function keptAnalysis(interpreter: AnalysingInterpreter, code: Uint8Array): Analysis | undefined {
+  const evm = interpreter._evm
+  const kept = evm[ANALYSES]
+  if (kept === undefined) return undefined
+  const known = kept.byArray.get(code)
+  return known !== undefined && sameTable(kept, evm._opcodeMap) ? known : undefined
+}
+
 function sameTable(kept: KeptAnalyses, table: readonly OpEntry[]): boolean {
   if (kept.table !== table || kept.entries.length !== table.length) return false
   for (let op = 0; op < table.length; op++) if (kept.entries[op] !== table[op]) return false

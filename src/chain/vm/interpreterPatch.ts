@@ -14,10 +14,12 @@
  *    are all async) waits on its handler's promise only. A step listener, debug logging or a
  *    pending EIP-7928 call output send the step through EthereumJS's own `runStep`, and EOF code,
  *    the binary-tree (EIP-7864, EIP-6800) paths and the profiler through its own `run`. The jump-destination analysis of a
- *    code is kept per EVM opcode table and code (see `analysisOf`) instead of made per frame.
+ *    code is kept per EVM opcode table and code (./codeAnalysis.ts) instead of made per frame, and a
+ *    frame of a code analysed before reads it from its first step, not from its first jump
+ *    (patches/README.md change 20).
  * 3. The memory and storage opcodes' handlers without EthereumJS's byte padding by array spread and
  *    with synchronous gas prices where the price is arithmetic (./fastHandlers.ts), and PUSH, JUMP,
- *    JUMPI, ADD and SUB without their per-step allocations (./stackHandlers.ts), put in each EVM's
+ *    JUMPI, ADD, SUB and CALLDATALOAD without their per-step costs (./stackHandlers.ts), put in each EVM's
  *    opcode table as `EVM.getActiveOpcodes` builds it.
  *
  * Why at run time and not with patch-package: a patch-package patch is applied by the installing
@@ -31,7 +33,7 @@
 import { Common } from '@ethereumjs/common'
 import { createEVM, EVM, EVMError } from '@ethereumjs/evm'
 import { EthereumJSErrorWithoutCode } from '@ethereumjs/util'
-import { codeAnalysis } from './codeAnalysis.ts'
+import { codeAnalysis, keptAnalysis } from './codeAnalysis.ts'
 import { ethereumjsVersion } from './ethereumjsVersion.ts'
 import type { Analysis, OpEntry } from './codeAnalysis.ts'
 import { installFastHandlers } from './fastHandlers.ts'
@@ -147,6 +149,15 @@ async function fastRun(this: InterpreterThis, code: Uint8Array, opts: { pc?: num
   if (pc !== 0 && (pc < 0 || pc >= code.length)) throw EthereumJSErrorWithoutCode('Internal error: program counter not in range')
   let err: EVMError | undefined
   let cached: (OpEntry | undefined)[] | undefined
+  // A code analysed before (a token's, call after call) is read from its analysis from the first
+  // step, not only from the first jump on (./codeAnalysis.ts `keptAnalysis`: the same entries and values).
+  const known = state.shouldDoJumpAnalysis ? keptAnalysis(this, code) : undefined
+  if (known !== undefined) {
+    state.validJumps = known.jumps
+    state.cachedPushes = known.pushes
+    state.shouldDoJumpAnalysis = false
+    cached = known.opcodesCached
+  }
   // STOP and RETURN end the frame by setting this, not by throwing STOP (./haltHandlers.ts).
   state.halted = false
   while (state.programCounter < code.length) {
