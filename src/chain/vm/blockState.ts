@@ -25,7 +25,8 @@ import { CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager'
 import type { Caches } from '@ethereumjs/statemanager'
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { Account, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
+import { Account, bytesToUnprefixedHex, concatBytes, equalsBytes, unpadBytes } from '@ethereumjs/util'
+import { decodeAccount } from '../../encoding/accountRlp.ts'
 import type { Address } from '@ethereumjs/util'
 import { EoaView } from './eoaView.ts'
 import { trieGet } from './trieRead.ts'
@@ -157,7 +158,7 @@ export class BlockStateManager extends MerkleStateManager {
     let known: Account
     if (elem instanceof CachedAccount) known = elem.account
     else if (elem.accountRLP === undefined) return undefined
-    else known = createAccountFromRLP(elem.accountRLP)
+    else known = decodeAccount(elem.accountRLP)
     return copyOf(known)
   }
 
@@ -277,7 +278,7 @@ export class BlockStateManager extends MerkleStateManager {
   }
 }
 
-const decodedAccount = (rlp: Uint8Array | null): Account | null => (rlp === null ? null : createAccountFromRLP(rlp))
+const decodedAccount = (rlp: Uint8Array | null): Account | null => (rlp === null ? null : decodeAccount(rlp))
 
 /** A new Account with the same fields (the byte fields shared: EthereumJS replaces them, never writes into them). */
 const copyOf = (a: Account): Account => new Account(a.nonce, a.balance, a.storageRoot, a.codeHash)

@@ -37,7 +37,8 @@
  */
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
-import { bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, hexToBytes } from '@ethereumjs/util'
+import { bytesToUnprefixedHex, equalsBytes, hexToBytes } from '@ethereumjs/util'
+import { decodeAccount } from '../../encoding/accountRlp.ts'
 import type { Account, Address } from '@ethereumjs/util'
 
 /** Entries noted at most (~200 bytes each with their keys: about 3 MiB); past it, a restore empties the caches. */
@@ -133,7 +134,7 @@ export class CacheJournal {
     if (!this.#atRest() || !equalsBytes(this.#state['_trie'].root(), root)) return null
     const entry = this.#caches()!.account._lruCache!.peek(addressHex) as { accountRLP?: Uint8Array } | undefined
     if (entry === undefined) return null
-    return entry.accountRLP === undefined ? undefined : createAccountFromRLP(entry.accountRLP)
+    return entry.accountRLP === undefined ? undefined : decodeAccount(entry.accountRLP)
   }
 
   /** Before the state manager's flush: once it writes something, the trie leaves the journal's root. */
@@ -209,7 +210,7 @@ export class CacheJournal {
       if (key.length !== 40 || kept.has(trie)) continue
       const rlp = (accounts.peek(key) as { accountRLP?: Uint8Array } | undefined)?.accountRLP
       if (rlp === undefined) continue
-      const { storageRoot } = createAccountFromRLP(rlp)
+      const { storageRoot } = decodeAccount(rlp)
       made.push([key, trie, storageRoot], [bytesToUnprefixedHex(keccak(hexToBytes(`0x${key}`))), trie, storageRoot])
     }
     return made

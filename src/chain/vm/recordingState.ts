@@ -21,7 +21,8 @@
 import { MerkleStateManager } from '@ethereumjs/statemanager'
 import type { MerkleStateManagerOpts } from '@ethereumjs/statemanager'
 import { RLP } from '@ethereumjs/rlp'
-import { bytesToUnprefixedHex, createAccountFromRLP, equalsBytes, unpadBytes } from '@ethereumjs/util'
+import { bytesToUnprefixedHex, equalsBytes, unpadBytes } from '@ethereumjs/util'
+import { decodeAccount } from '../../encoding/accountRlp.ts'
 import type { Account, Address } from '@ethereumjs/util'
 import { toData } from '../../encoding/hex.ts'
 import { forkAccountEntry } from './forkState.ts'
@@ -54,12 +55,15 @@ export class RecordingStateManager extends MerkleStateManager {
   }
 
   async #readAccount(address: Address): Promise<Account | undefined> {
-    const fork = this.fork
-    if (fork === undefined) return super.getAccount(address)
+    // MerkleStateManager's getAccount (without its debug log line), an account decoded in place
+    // (../../encoding/accountRlp.ts: every read of a cached account decodes it again); a forked
+    // chain's missing entry read from its upstream.
     const cached = this._caches?.account?.get(address)
-    if (cached !== undefined) return cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined
-    const rlp = await forkAccountEntry(await this._trie.get(address.bytes), fork, address)
-    const account = rlp !== null ? createAccountFromRLP(rlp) : undefined
+    if (cached !== undefined) return cached.accountRLP !== undefined ? decodeAccount(cached.accountRLP) : undefined
+    const fork = this.fork
+    const stored = await this._trie.get(address.bytes)
+    const rlp = fork === undefined ? stored : await forkAccountEntry(stored, fork, address)
+    const account = rlp !== null ? decodeAccount(rlp) : undefined
     this._caches?.account?.put(address, account)
     return account
   }
