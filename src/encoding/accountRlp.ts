@@ -9,6 +9,7 @@
  * goes to `createAccountFromRLP`, which decodes or throws as it always did.
  */
 import { Account, createAccountFromRLP } from '@ethereumjs/util'
+import { toData } from './hex.ts'
 
 /** `createAccountFromRLP(rlp)`. */
 export function decodeAccount(rlp: Uint8Array): Account {
@@ -47,5 +48,5 @@ function scalar(rlp: Uint8Array, at: number, end: number): bigint {
     for (let i = start; i < end; i++) n = n * 256 + rlp[i]!
     return BigInt(n)
   }
-  return BigInt(`0x${Buffer.from(rlp.buffer, rlp.byteOffset + start, end - start).toString('hex')}`)
+  return BigInt(toData(rlp.subarray(start, end)))
 }

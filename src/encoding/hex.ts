@@ -22,13 +22,18 @@ export function toQuantity(n: bigint | number): string {
  * logs bloom) for as long as the string is kept.
  */
 export function toData(bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`
+  return `0x${hexDigitsOf(bytes)}`
+}
+
+/** Bytes as flat hex digits without the `0x` (a trie database's keys), made natively as `toData`'s. */
+export function hexDigitsOf(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
 }
 
 /** A value of at most 32 bytes as a 32-byte word's `0x` hex (left-padded with zeros, as a storage slot's value is answered). */
 export function toWord(bytes: Uint8Array): string {
   if (bytes.length > 32) throw new RangeError(`a word holds 32 bytes, not ${bytes.length}`)
-  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex').padStart(64, '0')}`
+  return `0x${hexDigitsOf(bytes).padStart(64, '0')}`
 }
 
 /** A Latin-1 string (hex digits) copied as one flat string (see `toData`), for a string that is kept. */

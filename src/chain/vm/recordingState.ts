@@ -128,14 +128,15 @@ export class RecordingStateManager extends MerkleStateManager {
 
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
     // Flat hex made natively (`bytesToHex` builds a rope two digits at a time, flattened for the book's lookup).
-    if (key.length === 32) this.book.slot(toData(address.bytes), toData(key))
+    const addressHex = toData(address.bytes)
+    if (key.length === 32) this.book.slot(addressHex, toData(key))
     const storage = this._caches?.storage
     // Without a cache, and for what EthereumJS refuses (its errors), its own path.
     if (storage === undefined || key.length !== 32 || value.length > 32 || !(this.#cachedExistence(address) ?? (await this.getAccount(address)) !== undefined)) {
       return super.putStorage(address, key, value)
     }
     this.#slots.touch(address)
-    this.#slotsWritten.add(toData(address.bytes).slice(2))
+    this.#slotsWritten.add(addressHex.slice(2))
     const encoded = RLP.encode(unpadBytes(value))
     // The value the slot holds already: nothing to write (nor to revert).
     const held = storage.get(address, key)

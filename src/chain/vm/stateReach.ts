@@ -14,6 +14,7 @@
  * took more memory than the nodes' own bytes), and it is keyed by the layer's own key string, not
  * a copy. A walk turns each reference it follows into hex, as the layer's keys are.
  */
+import { hexDigitsOf } from '../../encoding/hex.ts'
 
 /** A node's bytes in the layer, by unprefixed hex key, or undefined when it is not there. */
 export type NodeLookup = (key: string) => Uint8Array | undefined
@@ -92,7 +93,7 @@ export function reachedKeys(roots: Iterable<Uint8Array>, lookup: NodeLookup, mem
   const keys: string[] = []
   const inAccounts: boolean[] = []
   for (const root of roots) {
-    keys.push(hexOf(root))
+    keys.push(hexDigitsOf(root))
     inAccounts.push(true)
   }
   for (let key = keys.pop(); key !== undefined; key = keys.pop()) {
@@ -218,8 +219,4 @@ function hexOfLatin1(latin1: string): string {
   if (latin1.length > scratch.length) return Buffer.from(latin1, 'latin1').toString('hex')
   const length = scratch.write(latin1, 0, 'latin1')
   return scratch.toString('hex', 0, length)
-}
-
-function hexOf(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
 }

@@ -26,7 +26,7 @@
 import type { BatchDBOp, DB } from '@ethereumjs/util'
 import type { MerkleStateManager } from '@ethereumjs/statemanager'
 import { bytesToUnprefixedHex, unprefixedHexToBytes, ValueEncoding } from '@ethereumjs/util'
-import { flatString, latin1Of } from '../../encoding/hex.ts'
+import { flatString, hexDigitsOf, latin1Of } from '../../encoding/hex.ts'
 import { reachedKeys, ReachMemo } from './stateReach.ts'
 
 type Key = Uint8Array | string
@@ -157,7 +157,7 @@ export class TrieDatabase implements DB<Key, Value> {
 
   /** Whether the node keyed `hash` (a state root) is in a layer. */
   has(hash: Uint8Array): boolean {
-    const k = bytesToUnprefixedHexFlat(hash)
+    const k = hexDigitsOf(hash)
     for (let layer: TrieLayer | undefined = this.#top.layer; layer; layer = layer.parent) {
       const value = layer.entries.get(k)
       if (value !== undefined) return value !== DELETED
@@ -223,11 +223,6 @@ export class TrieDatabase implements DB<Key, Value> {
 /** MapDB's key encoding, so that a key reads back whichever form it was written in. */
 function keyOf(key: Key): string {
   return key instanceof Uint8Array ? bytesToUnprefixedHex(key) : key.toString()
-}
-
-/** Bytes as the flat unprefixed hex of the keys. */
-function bytesToUnprefixedHexFlat(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
 }
 
 /** The value's own bytes: a view into a larger buffer (returned data, a decoded list) would keep all of it. */
