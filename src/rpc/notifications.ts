@@ -49,14 +49,19 @@ function newHeadBytes(chain: ChainReads, record: BlockRecord): Buffer {
 const FRAME_END = Buffer.from('}}')
 
 /**
- * A newHeads notification of a subscription, as the bytes of its frame: the block's header is
- * encoded once and copied into each subscriber's frame (a text frame of 1.4 KB per socket was
- * encoded to UTF-8 again for every socket, and its length measured once more).
+ * A newHeads notification of a subscription, as the bytes of its frame in parts: its prefix (made
+ * once per subscription: `notificationPrefix`), the block's header encoded once per block (the
+ * store answers each subscriber's ask from what it answered last) and the end, copied once, into
+ * the frame, by the transport. Before, each subscriber's frame made its prefix text, encoded it,
+ * looked the header up by a key built anew, and joined the three in a buffer of its own.
  */
-export function newHeadFrame(chain: ChainReads, subscription: string, record: BlockRecord): Buffer {
-  const head = Buffer.from(framePrefix(subscription))
-  const result = newHeadBytes(chain, record)
-  return Buffer.concat([head, result, FRAME_END], head.length + result.length + FRAME_END.length)
+export function newHeadFrame(chain: ChainReads, prefix: Buffer, record: BlockRecord): readonly Buffer[] {
+  return [prefix, newHeadBytes(chain, record), FRAME_END]
+}
+
+/** A subscription's notification frame up to its result, as bytes: made once per subscription. */
+export function notificationPrefix(subscription: string): Buffer {
+  return Buffer.from(framePrefix(subscription))
 }
 
 /** A notification frame up to its result. */

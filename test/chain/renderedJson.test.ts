@@ -23,6 +23,19 @@ describe('RenderedJson', () => {
     expect(block.calls).toBe(2)
   })
 
+  it('answers what it answered last again without rendering (each newHeads subscriber asks in turn); the same block’s other form is its own', () => {
+    const cache = new RenderedJson()
+    const block = record(1)
+    const header = counting('{"h":1}')
+    const full = counting('{"f":1}')
+    const first = cache.of(block, 'newHead', header.render)
+    for (let i = 0; i < 3; i++) expect(cache.of(block, 'newHead', header.render)).toBe(first)
+    expect(cache.of(block, 'block', full.render).json).toBe('{"f":1}')
+    expect(cache.of(block, 'newHead', header.render)).toBe(first)
+    expect(cache.of(block, 'block', full.render).json).toBe('{"f":1}')
+    expect([header.calls, full.calls]).toEqual([1, 1])
+  })
+
   it('stays within its bytes, the least recently used going first', () => {
     const cache = new RenderedJson(20_000)
     const text = 'x'.repeat(1_000)
@@ -43,8 +56,9 @@ describe('RenderedJson', () => {
   it('answers a rendering larger than its bound without keeping it', () => {
     const cache = new RenderedJson(1_000)
     const big = counting('y'.repeat(2_000))
-    cache.of(record(1), 'receipts', big.render)
-    cache.of(record(1), 'receipts', big.render)
+    const block = record(1)
+    cache.of(block, 'receipts', big.render)
+    cache.of(block, 'receipts', big.render)
     expect(big.calls).toBe(2)
     expect(cache.bytes).toBe(0)
   })

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_SOCKET_LIMITS, parseSocketLimits } from '../../src/gateway/sockets/limits.ts'
 import type { SocketLimits } from '../../src/gateway/sockets/limits.ts'
 import { SocketSession } from '../../src/gateway/sockets/session.ts'
+import type { FrameData } from '../../src/gateway/sockets/frames.ts'
 import type { MessageOutcome, SessionPort, SocketSink } from '../../src/gateway/sockets/session.ts'
 import type { RequestState } from '../../src/gateway/request.ts'
 
@@ -135,7 +136,7 @@ describe('notifications', () => {
     const sink = fakeSink()
     const port = fakePort({ maxBufferedBytes: 10 })
     const outcomes: ('stall' | 'send')[] = ['stall']
-    const delivered: [string | Buffer, boolean][] = []
+    const delivered: [FrameData, boolean][] = []
     port.event = (_s, n, held) => {
       delivered.push([n.frames[0]!, held])
       const kind = outcomes.shift() ?? 'send'

@@ -32,7 +32,35 @@ function bigRpc(): RpcBackend {
   }
 }
 
+/** Answers `eth_text` [n, char] with `char` n times. */
+function textRpc(): RpcBackend {
+  const base = fakeRpc()
+  return {
+    isSupportedMethod: (m) => m === 'eth_text' || base.isSupportedMethod(m),
+    execute: async (ctx, request) => {
+      if (request.method !== 'eth_text') return base.execute(ctx, request)
+      const [n, char] = request.params as [number, string]
+      return { jsonrpc: '2.0', id: request.id, result: char.repeat(n) }
+    },
+  }
+}
+
 describe('WebSocket bounds', () => {
+  it('frames of every length its header can say (7 bits, 16, 64) arrive whole, multi-byte text included', async () => {
+    const server = await serve({ rpc: textRpc() })
+    const socket = await openSocket(server.wsUrls.ethereum!)
+    // {"jsonrpc":"2.0","id":1,"result":""} is 36 bytes: answers of 125, 126, 65,535 and 65,536 bytes, then 2-byte characters across the same bounds.
+    for (const [n, char] of [[89, 'x'], [90, 'x'], [65_499, 'x'], [65_500, 'x'], [44, 'é'], [45, 'é'], [32_749, 'é'], [32_750, 'é'], [100_000, '€']] as const) {
+      socket.send(call('eth_text', [n, char], 1))
+      const text = await socket.nextText()
+      expect(text.length).toBe(36 + n)
+      expect(text).toBe(JSON.stringify({ jsonrpc: '2.0', id: 1, result: char.repeat(n) }))
+    }
+    // A refusal's frame (made as text by the gateway) too.
+    socket.send({ jsonrpc: '2.0', id: 2, method: 'eth_nope' })
+    expect(JSON.parse(await socket.nextText())).toMatchObject({ id: 2, error: { code: -32601 } })
+  })
+
   it('a message over maxMessageBytes closes the connection with 1009', async () => {
     const server = await serve({ sockets: { maxMessageBytes: 1024 } })
     const socket = await openSocket(server.wsUrls.ethereum!)

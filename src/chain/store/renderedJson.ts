@@ -25,6 +25,13 @@ export class RenderedJson {
   readonly #entries = new Map<string, { raw: RawJson; bytes: number }>()
   #bytes = 0
   readonly #limit: number
+  /**
+   * What `of` answered last, when kept: asked for again before anything else (each newHeads
+   * subscriber's frame asks for the block's header in turn, 100 times a block with 100
+   * subscribers), it is already the most recently used, and is answered without building its key
+   * (a new string, hashed again by the Map) or moving it.
+   */
+  #last: { record: BlockRecord; form: RenderedForm; raw: RawJson } | undefined
 
   constructor(limit = RENDERED_JSON_BYTES) {
     this.#limit = limit
@@ -32,20 +39,25 @@ export class RenderedJson {
 
   /** `record`'s `form`, rendered by `render` when not kept (and kept when it fits). */
   of(record: BlockRecord, form: RenderedForm, render: () => RawJson): RawJson {
+    const last = this.#last
+    if (last !== undefined && last.record === record && last.form === form) return last.raw
     const key = form + record.hash
     const kept = this.#entries.get(key)
     if (kept !== undefined) {
       // Most recently used last: re-inserted.
       this.#entries.delete(key)
       this.#entries.set(key, kept)
+      this.#last = { record, form, raw: kept.raw }
       return kept.raw
     }
     const raw = render()
     const bytes = 2 * raw.json.length + key.length + ENTRY_OVERHEAD
+    this.#last = undefined
     if (bytes > this.#limit) return raw
     while (this.#bytes + bytes > this.#limit) this.#evictOldest()
     this.#entries.set(key, { raw, bytes })
     this.#bytes += bytes
+    this.#last = { record, form, raw }
     return raw
   }
 

@@ -1,5 +1,6 @@
 /**
- * What a refused or faulted message looks like over a socket. Over HTTP a refusal is the whole
+ * What a socket's frames carry: a payload, whole or in parts (`FrameData`), and what a refused or
+ * faulted message looks like over a socket. Over HTTP a refusal is the whole
  * response (a 402, 429 or 403 body, a load balancer's page); a socket has no status, and a
  * client matches answers to its requests by id, so each call gets the refusal's JSON-RPC error
  * object under its own id: one object for a single call, an array for a batch (notifications get
@@ -33,4 +34,20 @@ export function errorFrame(calls: MessageCalls, error: object): string | undefin
   const answers = calls.ids.filter((id) => id !== undefined).map((id) => ({ jsonrpc: '2.0', id, error }))
   if (!calls.batch) return answers.length === 0 ? undefined : JSON.stringify(answers[0])
   return answers.length === 0 ? undefined : JSON.stringify(answers)
+}
+
+/**
+ * A text frame's payload: its text, its UTF-8 bytes, or those bytes in parts written as one frame
+ * (a newHeads notification: the subscription's prefix, the block's header shared by every
+ * subscriber, the end), so a payload is copied once, into its frame.
+ */
+export type FrameData = string | Buffer | readonly Buffer[]
+
+/** A payload's length in bytes. */
+export function frameDataBytes(data: FrameData): number {
+  if (typeof data === 'string') return Buffer.byteLength(data)
+  if (Buffer.isBuffer(data)) return data.byteLength
+  let bytes = 0
+  for (const part of data as readonly Buffer[]) bytes += part.byteLength
+  return bytes
 }

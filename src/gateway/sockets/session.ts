@@ -12,13 +12,15 @@ import type { KeySettings } from '../config.ts'
 import type { Network, RequestState } from '../request.ts'
 import { CLOSE_DAILY_LIMIT, CLOSE_IDLE } from './limits.ts'
 import type { SocketLimits } from './limits.ts'
+import { frameDataBytes } from './frames.ts'
+import type { FrameData } from './frames.ts'
 import { SessionSubscriptions } from './subscriptions.ts'
 import type { Notification } from './subscriptions.ts'
 
 /** What the transport gives a session: one connection's outgoing side. */
 export interface SocketSink {
   /** Sends one text frame. */
-  send(data: string | Buffer): void
+  send(data: FrameData): void
   /** Starts the closing handshake; the transport calls `ended` once the connection is gone. */
   close(code: number, reason: string): void
   /** Destroys the connection at once, no close frame (the client sees 1006). */
@@ -185,10 +187,10 @@ export class SocketSession {
    * would take them past `maxBufferedBytes`, the connection is terminated instead (a close frame
    * would wait behind them). False when nothing was sent.
    */
-  send(data: string | Buffer): boolean {
+  send(data: FrameData): boolean {
     if (this.#phase !== 'open') return false
     const waiting = this.#sink.bufferedBytes
-    const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength
+    const bytes = frameDataBytes(data)
     if (waiting > 0 && waiting + bytes > this.#limits.maxBufferedBytes) {
       this.terminate()
       return false
@@ -227,7 +229,7 @@ export class SocketSession {
 
   /** Held notifications count toward the send buffer's bound: past it, the connection is terminated. */
   #hold(notification: Notification): void {
-    const bytes = notification.frames.reduce((sum, f) => sum + Buffer.byteLength(f), 0)
+    const bytes = notification.frames.reduce((sum, f) => sum + frameDataBytes(f), 0)
     if (this.#sink.bufferedBytes + this.#heldBytes + bytes > this.#limits.maxBufferedBytes) {
       this.terminate()
       return

@@ -18,8 +18,9 @@ import type { FilterBlock } from '../../chain/blocks/logs.ts'
 import type { BlockRecord } from '../../chain/blocks/types.ts'
 import type { LogJson } from '../../chain/blocks/render.ts'
 import { LimitExceededError } from '../../rpc/errors.ts'
-import { newHeadFrame, notificationFrame } from '../../rpc/notifications.ts'
+import { newHeadFrame, notificationFrame, notificationPrefix } from '../../rpc/notifications.ts'
 import type { SubscriptionHost, SubscriptionSpec, SubscriptionType } from '../../rpc/subscriptions.ts'
+import type { FrameData } from './frames.ts'
 
 export const EVENT_PRICES: Readonly<Record<SubscriptionType, number>> = Object.freeze({ newHeads: 50, logs: 300, newPendingTransactions: 200 })
 /** How long one charged pending-transaction event covers (the service aggregates about every 0.7-1 s). */
@@ -29,8 +30,8 @@ export const PENDING_WINDOW_MS = 800
 export interface Notification {
   readonly subscription: { readonly id: string; readonly type: SubscriptionType }
   readonly credits: number
-  /** The frames, in order (text frames, some as their UTF-8 bytes). */
-  readonly frames: readonly (string | Buffer)[]
+  /** The frames, in order (text frames: text, or its UTF-8 bytes whole or in parts). */
+  readonly frames: readonly FrameData[]
 }
 
 interface Subscription {
@@ -40,6 +41,8 @@ interface Subscription {
   readonly bytes: number
   /** newPendingTransactions: when its current window opened (the gateway's clock). */
   windowStart: number
+  /** newHeads: its frames' bytes up to the header (../../rpc/notifications.ts), made once. */
+  readonly prefix: Buffer | undefined
 }
 
 /** geth's `rpc.NewID`: 16 random bytes as a quantity (leading zeros dropped). */
@@ -95,7 +98,7 @@ export class SessionSubscriptions implements SubscriptionHost {
     if (this.#bytes + bytes > maxBytes) throw new LimitExceededError(`subscriptions on this connection too large (limit ${maxBytes} bytes of criteria)`)
     let id = newId()
     while (this.#subscriptions.has(id)) id = newId()
-    this.#subscriptions.set(id, { id, spec, bytes, windowStart: -Infinity })
+    this.#subscriptions.set(id, { id, spec, bytes, windowStart: -Infinity, prefix: spec.type === 'newHeads' ? notificationPrefix(id) : undefined })
     this.#bytes += bytes
     this.#unlisten ??= this.#options.chain.events.listen((event) => this.#onEvent(event), { onError: (err) => this.#options.onError(err) })
     return id
@@ -138,11 +141,11 @@ export class SessionSubscriptions implements SubscriptionHost {
   }
 
   /** An event's frames for a subscription, in groups charged alike. */
-  #groups(sub: Subscription, event: ChainEvent): (string | Buffer)[][] {
+  #groups(sub: Subscription, event: ChainEvent): FrameData[][] {
     const spec = sub.spec
     switch (event.type) {
       case 'blockAdded':
-        if (spec.type === 'newHeads') return [[newHeadFrame(this.#options.chain, sub.id, event.record)]]
+        if (spec.type === 'newHeads') return [[newHeadFrame(this.#options.chain, sub.prefix!, event.record)]]
         if (spec.type === 'logs') return [this.#logFrames(sub.id, event.record, spec, false)]
         return []
       case 'blocksRemoved':
