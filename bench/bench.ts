@@ -16,7 +16,7 @@
  *
  * Everything listens on 127.0.0.1; every child process is stopped at the end, on error too.
  */
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -39,6 +39,7 @@ import { REFERENCE_ROW, TARGETS } from './targets.ts'
 import { checkoutBefore } from './before.ts'
 import type { ColdStartRow, LatencyRow, MemoryRow, ReferenceRow, Row, ServerStats, ThroughputRow } from './report.ts'
 import { RpcClient } from './rpc.ts'
+import { formatProfileSummary, readProfile, summariseProfiles } from './profile.ts'
 import type { Mismatch, Verification } from './verify.ts'
 import { LOG_FIELDS, RECEIPT_FIELDS, TX_FIELDS, balanceSlot, diffFields, verifyAgreement } from './verify.ts'
 
@@ -64,6 +65,14 @@ Options:
   --before <git ref>  also run the throughput rows, the transaction-loop rows and the memory row
                       against that commit, checked out and built in a temporary worktree, its
                       server alternated with this one; the table adds the ratio new/before
+  --profile           record a CPU profile of gateway-double's server during each throughput row's
+                      measured rounds (not the warm-up, Anvil, the reference or --before), and print
+                      under the table, for each row, the top 12 functions by self time (% of the
+                      row's samples, us per request, the module and dist's file:line), GC, (program)
+                      and (idle). The profiler's sampling costs the server CPU: a profiled run's
+                      figures are not the bench's. The newHeads, loop and cold-start rows are not profiled.
+  --profile-dir <dir> where the .cpuprofile files go, one per row and round (default: a new folder
+                      under the OS temp dir); they open in Chrome DevTools (Performance, Load profile)
   -h, --help          print this help
 `
 
@@ -85,6 +94,8 @@ interface Options {
   json: string | undefined
   rebuild: boolean
   before: string | undefined
+  /** `--profile`: the folder the server's CPU profiles are written to (undefined: not profiled). */
+  profileDir: string | undefined
   /** `--rows`: the row ids to run (every row when absent). */
   rows: ReadonlySet<string> | undefined
 }
@@ -116,6 +127,8 @@ function parseOptions(argv: string[]): Options | undefined {
       rebuild: { type: 'boolean' },
       before: { type: 'string' },
       rows: { type: 'string' },
+      profile: { type: 'boolean' },
+      'profile-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -143,7 +156,20 @@ function parseOptions(argv: string[]): Options | undefined {
     rebuild: values.rebuild ?? false,
     before: values.before,
     rows: values.rows === undefined ? undefined : rowIds(values.rows),
+    profileDir: profileDirOf(values.profile ?? false, values['profile-dir']),
   }
+}
+
+/** `--profile [--profile-dir <dir>]`: the profiles' folder, made now (a new one under the OS temp dir by default). */
+function profileDirOf(profile: boolean, dir: string | undefined): string | undefined {
+  if (!profile) {
+    if (dir !== undefined) throw new Error('--profile-dir: only with --profile')
+    return undefined
+  }
+  if (dir === undefined) return mkdtempSync(join(tmpdir(), 'gateway-double-profile-'))
+  const path = resolve(process.env.INIT_CWD ?? process.cwd(), dir)
+  mkdirSync(path, { recursive: true })
+  return path
 }
 
 /** `--rows a,b,c`: each a row id of ROW_IDS. */
@@ -372,6 +398,8 @@ async function main(argv: string[]): Promise<number> {
     ]
 
     const rows: Row[] = []
+    /** --profile: each throughput row's profile files and the requests gateway-double answered while profiled. */
+    const profiled: { id: string; files: string[]; answered: number }[] = []
     const answerMismatches: Mismatch[] = []
     const loadOpts = { durationMs: opts.durationMs, concurrency: opts.concurrency }
 
@@ -411,8 +439,17 @@ async function main(argv: string[]): Promise<number> {
       const anvilRuns: LoadResult[] = []
       const beforeRuns: LoadResult[] = []
       const judgedOnReference = TARGETS[spec.id]?.of === REFERENCE_ROW
+      const profile = opts.profileDir === undefined ? undefined : { id: spec.id, files: [] as string[], answered: 0 }
+      if (profile) profiled.push(profile)
       for (let round = 1; round <= opts.rounds; round++) {
+        if (profile) await gdChild.profileStart()
         const x = await runOn(gdEndpoint, opts.durationMs)
+        if (profile) {
+          const file = join(opts.profileDir!, `${spec.id}.round${round}.cpuprofile`)
+          await gdChild.profileStop(file)
+          profile.files.push(file)
+          profile.answered += x.answered
+        }
         gdRuns.push(x)
         if (beforeEndpoint) beforeRuns.push(await runOn(beforeEndpoint, opts.durationMs))
         const r = judgedOnReference ? await runReference(opts.durationMs) : undefined
@@ -661,6 +698,17 @@ async function main(argv: string[]): Promise<number> {
       out.push(`new/before: this code against ${before.ref} (${before.commit.slice(0, 12)}, node_modules ${before.dependencies}), alternated in this run: ${ratios.join(', ')} (throughput: higher is better; memory: lower is better)`)
     }
     out.push(targetsLine(allRows))
+    if (profiled.length > 0) {
+      out.push('')
+      out.push(
+        `CPU profiles of gateway-double's server during each row's measured rounds (--profile; V8's sampling profiler: self time, sampled wall time of the main thread, not CPU; ` +
+          `positions are in dist/, which has no source maps, under the module esbuild bundled there). The profiler costs the server CPU: ` +
+          `this run's figures are not the bench's.`,
+      )
+      for (const p of profiled) {
+        out.push(formatProfileSummary(p.id, summariseProfiles(p.files.map(readProfile), p.answered, ROOT), p.files))
+      }
+    }
     out.push(`total ${Math.round((performance.now() - t0) / 1000)} s`)
     process.stdout.write(`${out.join('\n')}\n`)
 

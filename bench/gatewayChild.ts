@@ -38,6 +38,32 @@ export class GatewayChild {
     return new GatewayChild(child, ready.port, ready.loadMs)
   }
 
+  /** Starts V8's CPU profiler in the server (./profile.ts). */
+  async profileStart(): Promise<void> {
+    await this.ask({ type: 'profileStart' }, 'profiling')
+  }
+
+  /** Stops the profiler; the server writes the profile (DevTools' .cpuprofile JSON) to `file`. */
+  async profileStop(file: string): Promise<void> {
+    await this.ask({ type: 'profileStop', file }, 'profiled')
+  }
+
+  /** Sends `message` and waits for the answer of type `answer` (or the server's profileFailed). */
+  private ask(message: ToServer, answer: FromServer['type'], timeoutMs = 60_000): Promise<FromServer> {
+    return new Promise((resolveAnswer, reject) => {
+      const timer = setTimeout(() => reject(new Error(`gateway-double: no ${answer} answer over IPC`)), timeoutMs)
+      const onMessage = (m: FromServer) => {
+        if (m.type !== answer && m.type !== 'profileFailed') return
+        clearTimeout(timer)
+        this.process.child.off('message', onMessage)
+        if (m.type === 'profileFailed') reject(new Error(`gateway-double's profiler: ${m.message}`))
+        else resolveAnswer(m)
+      }
+      this.process.child.on('message', onMessage)
+      this.process.child.send(message)
+    })
+  }
+
   balance(key: string, timeoutMs = 10_000): Promise<{ balance: number | undefined; utcDay: number }> {
     return new Promise((resolveBalance, reject) => {
       const timer = setTimeout(() => reject(new Error('gateway-double: no balance answer over IPC')), timeoutMs)

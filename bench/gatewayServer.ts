@@ -7,9 +7,18 @@
  * build, without tsx (./serverScript.ts); the other bench scripts through tsx.
  */
 import { capYoungGeneration } from '../bin/youngGeneration.js'
+import { Session } from 'node:inspector/promises'
+import { writeFileSync } from 'node:fs'
 import type { startServer as StartServer } from '../src/http/server.ts'
 
-export type ToServer = { type: 'balance'; key: string } | { type: 'watchBlocks'; network: string } | { type: 'memory' }
+export type ToServer =
+  | { type: 'balance'; key: string }
+  | { type: 'watchBlocks'; network: string }
+  | { type: 'memory' }
+  /** `npm run bench -- --profile` (./profile.ts): start V8's CPU profiler in this process... */
+  | { type: 'profileStart' }
+  /** ...and stop it, writing the profile (DevTools' .cpuprofile JSON) to `file`. */
+  | { type: 'profileStop'; file: string }
 export type FromServer =
   | { type: 'ready'; port: number; loadMs: number }
   | { type: 'balance'; key: string; balance: number | undefined; utcDay: number }
@@ -19,6 +28,10 @@ export type FromServer =
   /** A block joined the watched network's chain, at `at` (performance.timeOrigin + now()). */
   | { type: 'block'; number: number; at: number }
   | { type: 'failed'; message: string }
+  /** The profiler runs (`profileStart`), or wrote its profile to `file` (`profileStop`), or could not (`message`). */
+  | { type: 'profiling' }
+  | { type: 'profiled'; file: string }
+  | { type: 'profileFailed'; message: string }
 
 const send = (message: FromServer) => process.send?.(message)
 
@@ -49,6 +62,9 @@ try {
       const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage()
       send({ type: 'memory', gc: gc !== undefined, rss, heapUsed, heapTotal, external, arrayBuffers })
     }
+    if (message.type === 'profileStart' || message.type === 'profileStop') {
+      profile(message).then(send, (err: unknown) => send({ type: 'profileFailed', message: err instanceof Error ? err.message : String(err) }))
+    }
     if (message.type === 'watchBlocks') {
       // The time is read before the subscribers hear of the block (the first listener, added before
       // any socket's), but told after them: an IPC message sent from the listener was written, and
@@ -65,6 +81,24 @@ try {
       send({ type: 'watching' })
     }
   })
+  // The profiler is V8's, reached through node:inspector in this process: no debugging port is
+  // opened, and nothing of it runs until the bench asks (the measured lane is unchanged otherwise).
+  let session: Session | undefined
+  const profile = async (message: { type: 'profileStart' } | { type: 'profileStop'; file: string }): Promise<FromServer> => {
+    if (message.type === 'profileStart') {
+      if (session === undefined) {
+        session = new Session()
+        session.connect()
+        await session.post('Profiler.enable')
+      }
+      await session.post('Profiler.start')
+      return { type: 'profiling' }
+    }
+    if (session === undefined) throw new Error('profileStop without profileStart')
+    const { profile: taken } = await session.post('Profiler.stop')
+    writeFileSync(message.file, JSON.stringify(taken))
+    return { type: 'profiled', file: message.file }
+  }
   const stop = () => void server.close().finally(() => process.exit(0))
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
