@@ -115,21 +115,42 @@ function textFrame(data: FrameData): Buffer {
  * The session's side of a connection. A text frame is written on the upgraded socket itself (the
  * one `ws` writes on: `ws` writes each of its frames at once, never queued, as nothing is
  * compressed, so the frames keep their order); once `ws` is no longer open (closing, closed), it
- * is `ws.send`'s, which drops the frame as before.
+ * is `ws.send`'s, which drops the frame as before. A class, so that every connection's sink has
+ * one shape: the session reads `bufferedBytes` and calls `send` once per frame.
  */
-function sinkOf(ws: WebSocket, socket: Duplex): SocketSink {
-  return {
-    send(data) {
-      if (ws.readyState === ws.OPEN) socket.write(textFrame(data))
-      else ws.send(typeof data === 'string' || Buffer.isBuffer(data) ? data : Buffer.concat(data as readonly Buffer[]), { binary: false })
-    },
-    close: (code, reason) => ws.close(code, reason),
-    terminate: () => ws.terminate(),
-    get bufferedBytes() {
-      return ws.bufferedAmount
-    },
-    pause: () => ws.pause(),
-    resume: () => ws.resume(),
+class WsSink implements SocketSink {
+  readonly #ws: WebSocket
+  readonly #socket: Duplex
+
+  constructor(ws: WebSocket, socket: Duplex) {
+    this.#ws = ws
+    this.#socket = socket
+  }
+
+  send(data: FrameData): void {
+    const ws = this.#ws
+    if (ws.readyState === ws.OPEN) this.#socket.write(textFrame(data))
+    else ws.send(typeof data === 'string' || Buffer.isBuffer(data) ? data : Buffer.concat(data as readonly Buffer[]), { binary: false })
+  }
+
+  close(code: number, reason: string): void {
+    this.#ws.close(code, reason)
+  }
+
+  terminate(): void {
+    this.#ws.terminate()
+  }
+
+  get bufferedBytes(): number {
+    return this.#ws.bufferedAmount
+  }
+
+  pause(): void {
+    this.#ws.pause()
+  }
+
+  resume(): void {
+    this.#ws.resume()
   }
 }
 
@@ -163,7 +184,7 @@ export function createWebSocketTransport(gateway: Gateway): WebSocketTransport {
   }
 
   function bind(ws: WebSocket, socket: Duplex, open: (sink: SocketSink) => import('../gateway/sockets/session.ts').SocketSession): void {
-    const session = open(sinkOf(ws, socket))
+    const session = open(new WsSink(ws, socket))
     alive.set(ws, true)
     ws.on('pong', () => alive.set(ws, true))
     ws.on('message', (data: Buffer | Buffer[] | ArrayBuffer) => {

@@ -319,6 +319,11 @@ describe('credits and faults on notifications', () => {
     expect(await socket.closed).toEqual({ code: 1008, reason: 'daily credit limit reached' })
     expect(s.server.gateway.balance(KEY)).toBe(49)
     expect(events(s.server).map((e) => [e.status, e.credits])).toEqual([[200, 50], [402, 0]])
+    // The entry's call: charged and answered when sent; at the limit, neither.
+    expect(events(s.server).map((e) => e.calls)).toEqual([
+      [{ method: 'eth_subscription', credits: 50, outcome: 'ok' }],
+      [{ method: 'eth_subscription', credits: 0, outcome: null }],
+    ])
     await until(() => s.chain.events.listenerCount === 0)
   })
 
@@ -349,6 +354,7 @@ describe('credits and faults on notifications', () => {
     await s.mine()
     expect((await b.closed).code).toBe(1006)
     expect(events(s.server).map((e) => [e.fault, e.credits, e.status])).toEqual([['close', 0, null], ['drop', 0, null]])
+    expect(events(s.server).map((e) => e.calls.map((c) => c.outcome))).toEqual([[null], [null]])
     expect(s.server.gateway.balance(KEY)).toBe(3_000_000 - 2 * 5)
   })
 })

@@ -9,6 +9,7 @@ import type { GatewayError } from '../errors.ts'
 import type { Fault, FaultBook } from '../faults.ts'
 import { loggedText } from '../requestLog.ts'
 import type { LogDraft, SocketLogInfo } from '../requestLog.ts'
+import type { LoggedCall } from '../logEntry.ts'
 import type { HttpResponse } from '../response.ts'
 import { errorFrame, INTERNAL_ERROR_OBJECT, refusalErrorObject } from './frames.ts'
 import type { MessageCalls } from './frames.ts'
@@ -70,6 +71,11 @@ export function messageOutcome(answered: Answered, sever: () => void): { outcome
 }
 
 
+/** A notification's frames as its log entry's calls: the event's credits on the first; `outcome` 'ok' once sent. */
+function loggedCalls(notification: Notification, outcome: 'ok' | null): LoggedCall[] {
+  return notification.frames.map((_, i) => ({ method: 'eth_subscription', credits: i === 0 ? notification.credits : 0, outcome }))
+}
+
 /** A notification: a fault (unless a stall held it), the charge, the log entry. */
 export function notificationOutcome(
   deps: EventDeps,
@@ -81,7 +87,6 @@ export function notificationOutcome(
   const draft = deps.newDraft({ connection: session.connection, stage: 'event', subscription: notification.subscription })
   draft.key = loggedText(session.state.apiKey!)
   draft.network = session.network.name
-  draft.calls = notification.frames.map((_, i) => ({ method: 'eth_subscription', credits: i === 0 ? notification.credits : 0, outcome: null }))
   if (held) draft.fault = 'stall'
   const fault = held ? undefined : deps.faults.fire({ network: session.network.name, key: session.key.key, methods: ['eth_subscription'], stage: 'event' })
   let outcome: EventOutcome
@@ -90,17 +95,19 @@ export function notificationOutcome(
     return { kind: 'stall', ms: fault.ms! }
   } else if (fault) {
     draft.fault = fault.kind
+    draft.calls = loggedCalls(notification, null)
     outcome = fault.kind === 'close' ? { kind: 'close', code: fault.code!, reason: fault.reason ?? '' } : { kind: 'drop' }
   } else {
     try {
       deps.ledger.chargeEvent(session.key, notification.credits)
       draft.credits = notification.credits
-      draft.calls = draft.calls.map((c) => ({ ...c, outcome: 'ok' }))
+      draft.calls = loggedCalls(notification, 'ok')
       draft.status = 200
       outcome = { kind: 'send' }
     } catch (err) {
       if (!(err instanceof DailyCreditsExceededError)) throw err
       severKey(session)
+      draft.calls = loggedCalls(notification, null)
       draft.status = 402
       outcome = { kind: 'sever', data: SEVERED_FRAME }
     }
