@@ -169,7 +169,7 @@ async function bundle() {
   // And the peers (vitest, for gateway-double/testing/vitest): the user's own copy, never one of ours.
   const libraryExternal = ['express', 'solc', 'secp256k1', 'bufferutil', 'utf-8-validate', ...Object.keys(manifest.peerDependencies ?? {})]
   // The EthereumJS copy each bundle holds (src/chain/vm/ethereumjsVersion.ts).
-  const bundledEthereumjs = JSON.stringify({ '@ethereumjs/common': version('@ethereumjs/common'), '@ethereumjs/evm': version('@ethereumjs/evm'), '@ethereumjs/mpt': version('@ethereumjs/mpt'), '@ethereumjs/tx': version('@ethereumjs/tx') })
+  const bundledEthereumjs = JSON.stringify({ '@ethereumjs/common': version('@ethereumjs/common'), '@ethereumjs/evm': version('@ethereumjs/evm'), '@ethereumjs/mpt': version('@ethereumjs/mpt') })
   // CommonJS in one file: bin/gateway-double.js compiles it with node:vm and V8's code cache
   // (Node 20 has none for ES modules). import.meta.url becomes the file's own URL.
   const cli = await esbuild.build({

@@ -19,9 +19,8 @@ let loaded: VmLibraries | undefined
 
 export function vmLibraries(): Promise<VmLibraries> {
   if (!loading) {
-    loading = Promise.all([import('@ethereumjs/vm'), import('@ethereumjs/evm'), import('./interpreterPatch.ts'), import('./commonParams.ts'), import('./senderAddress.ts')]).then(async ([vm, evm, patch, params, sender]) => {
+    loading = Promise.all([import('@ethereumjs/vm'), import('@ethereumjs/evm'), import('./interpreterPatch.ts'), import('./commonParams.ts')]).then(async ([vm, evm, patch, params]) => {
       await patch.patchInterpreter()
-      sender.patchSenderAddress()
       params.alignHistoryWindow(evm.paramsEVM, vm.paramsVM)
       return (loaded = { vm, evm })
     })
