@@ -166,7 +166,7 @@ export function formatProfileSummary(rowId: string, s: ProfileSummary, files: re
     `   self   us/${unit.padEnd(4)} function                                  where`,
   ]
   for (const f of s.functions.slice(0, top)) {
-    lines.push(`  ${pct(f.share).padStart(6)} ${perOp(f.selfUs).padStart(8)}  ${f.name.slice(0, 40).padEnd(40)}  ${f.where}`)
+    lines.push(`  ${pct(f.share).padStart(6)} ${(Number.isNaN(f.usPerOperation) ? 'n/a' : f.usPerOperation.toFixed(2)).padStart(8)}  ${f.name.slice(0, 40).padEnd(40)}  ${f.where}`)
   }
   const rest = s.functions.slice(top)
   if (rest.length > 0) {
