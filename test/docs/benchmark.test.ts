@@ -17,9 +17,10 @@
 import { execFileSync } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readProfile } from '../../bench/profile.ts'
 import { describeRun, runShell } from '../support/userShell.ts'
 import type { ShellRun } from '../support/userShell.ts'
 
@@ -239,6 +240,18 @@ describe('docs/benchmark.md: the commands it shows', () => {
         for (const method of methods) expect(ids.some((id) => id === method || id.startsWith(`${method}.`)), method).toBe(true)
         expect(json.credits.exact).toBe(true)
         expect(json.settings.durationS).toBe(0.1)
+      }
+      if (l.line.includes('--profile')) {
+        // "Profiles": each throughput row summed under the table, its busy share and top functions,
+        // and the files it names, each a DevTools profile, in a new folder under the OS temp dir.
+        for (const method of methods) expect(out, method).toMatch(new RegExp(`^${method}(\\.\\w+)?: 1 profiled round, [\\d,]+ ms sampled .* busy [\\d.]+% = [\\d.]+ us/req, GC [\\d.]+%`, 'm'))
+        const files = [...out.matchAll(/^ {2}files: (.+)$/gm)].flatMap((m) => m[1]!.split(', '))
+        expect(files.length).toBeGreaterThanOrEqual(methods.length)
+        for (const file of files) {
+          expect(file.startsWith(tmpdir()), file).toBe(true)
+          expect(readProfile(file).samples.length, file).toBeGreaterThan(0)
+        }
+        for (const folder of new Set(files.map((f) => dirname(f)))) rmSync(folder, { recursive: true, force: true })
       }
       if (l.line.includes('--rebuild')) {
         expect(r.stderr).toContain(`building ${join(copy, 'fixtures/bench')} from its source...`)
